@@ -1,0 +1,16 @@
+include(CMakePackageConfigHelpers)
+install(DIRECTORY include/gnio DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS gnio gnio_warnings EXPORT gnioTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT gnioTargets NAMESPACE gnio:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gnio)
+configure_package_config_file(cmake/gnioConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/gnioConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gnio)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/gnioConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gnioConfig.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/gnioConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gnio)
+configure_file(cmake/gnio.pc.in ${CMAKE_CURRENT_BINARY_DIR}/gnio.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gnio.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

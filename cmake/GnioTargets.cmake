@@ -1,0 +1,33 @@
+# Shared build settings: warnings, libcu++ location and kernel sources that
+# compile with nvcc for the GPU or as plain C++ for the emulated device.
+
+add_library(gnio_warnings INTERFACE)
+target_compile_options(gnio_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Werror>
+  $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Wall,-Wextra,-Werror>)
+
+# libcu++ (cuda::atomic_ref): the toolkit's own copy when CUDA is used, so
+# host and device code agree on one version; Debian's libcu++-dev otherwise.
+if(GNIO_HAVE_CUDA)
+  find_path(GNIO_LIBCUXX_INCLUDE_DIR cuda/atomic
+    HINTS ${CUDAToolkit_INCLUDE_DIRS}/cccl ${CUDAToolkit_INCLUDE_DIRS}
+    NO_DEFAULT_PATH)
+else()
+  find_path(GNIO_LIBCUXX_INCLUDE_DIR cuda/atomic)
+endif()
+if(NOT GNIO_LIBCUXX_INCLUDE_DIR)
+  message(FATAL_ERROR "gnio needs libcu++ (cuda/atomic): install libcu++-dev, or a CUDA toolkit")
+endif()
+
+# gnio_kernel_sources(TARGET file.cu ...): device code is written once; with
+# CUDA it is compiled by nvcc, without it by the C++ compiler for the emulated
+# device.
+function(gnio_kernel_sources target)
+  target_sources(${target} PRIVATE ${ARGN})
+  if(GNIO_HAVE_CUDA)
+    set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CUDA)
+  else()
+    set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target}
+      PROPERTIES LANGUAGE CXX COMPILE_OPTIONS "-xc++")
+  endif()
+endfunction()
