@@ -1,0 +1,168 @@
+// Layer 1: an Ethernet device opened from a queue spec, and its RX/TX queues.
+// Queues are configured and started here first; GPU-visible handles
+// (gpu_queue.hpp) are layered on top of started queues and never own them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gnio/eth_caps.hpp"
+#include "gnio/mem.hpp"
+#include "gnio/status.hpp"
+
+namespace gnio {
+
+class Gpu;
+class BufArr;
+
+namespace detail {
+struct DeviceImpl;
+struct RxqImpl;
+struct TxqImpl;
+}  // namespace detail
+
+enum class QueueState : uint8_t { Created, Configured, Started, Stopped, Destroyed };
+std::string_view queue_state_name(QueueState s) noexcept;
+
+// Where the RX ring lives. Gpu ("mem=gpu"): device memory, filled by copies
+// from a pinned staging mirror; Host ("mem=host"): pinned host memory
+// mapped into the GPU, written directly, lower latency.
+enum class RingMem : uint8_t { Gpu, Host };
+
+struct RxqStats {
+  uint64_t packets = 0;    // delivered into the ring
+  uint64_t bytes = 0;
+  uint64_t bursts = 0;     // producer-index publications
+  uint64_t rx_missed = 0;  // dropped at the "NIC": ring full
+  uint64_t released = 0;   // descriptors the consumer released
+  uint64_t errors = 0;     // backend errors
+};
+
+struct TxqStats {
+  uint64_t packets = 0;       // handed to the backend
+  uint64_t bytes = 0;
+  uint64_t completions = 0;   // completions published to the device
+  uint64_t errors = 0;        // descriptors completed with an error
+  uint64_t waited_on_time = 0;  // packets held for their send time
+};
+
+class EthRxq;
+class EthTxq;
+
+class EthDevice {
+ public:
+  // spec: "pcap:FILE[,loop=N][,pps=R]", "pcap-out:FILE", "synthetic:...",
+  // "loop:[NAME]" (DESIGN.md "Backends").
+  static Result<EthDevice> open(std::string_view spec);
+
+  EthDevice() = default;
+  const std::string& spec() const noexcept;
+  const EthCaps& caps() const noexcept;
+
+  bool rxq_type_supported(RxqType t) const noexcept;
+  bool txq_type_supported(TxqType t) const noexcept;
+
+  Result<EthRxq> create_rxq(uint16_t queue_id = 0);
+  Result<EthTxq> create_txq(uint16_t queue_id = 0);
+
+  std::shared_ptr<detail::DeviceImpl> impl() const noexcept { return impl_; }
+
+ private:
+  explicit EthDevice(std::shared_ptr<detail::DeviceImpl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<detail::DeviceImpl> impl_;
+};
+
+// One received frame on the host path (queue started without a GPU).
+struct HostFrame {
+  std::vector<uint8_t> data;
+  uint64_t timestamp_ns = 0;
+};
+
+class EthRxq {
+ public:
+  EthRxq() = default;
+  EthRxq(EthRxq&&) noexcept = default;
+  EthRxq& operator=(EthRxq&&) noexcept;
+  ~EthRxq();
+
+  // Setters: Created/Configured only (BadState after start); values are
+  // checked against the device's caps (InvalidValue names value and limit).
+  Status set_num_strides(uint32_t n);       // power of two
+  Status set_stride_size(uint32_t bytes);   // power of two, caps.min_stride..max_stride
+  Status set_max_packet_size(uint32_t bytes);
+  Status set_burst_size(uint32_t packets);
+  Status set_ring_mem(RingMem mem);
+  // Datapath on this GPU: the ring is allocated in its memory at start().
+  Status set_gpu(const Gpu& gpu);
+  // Packet pool for the ring: count == num_strides, elem_size == stride size.
+  Status set_packet_buffer(const BufArr& pool);
+
+  Status start();
+  Status stop();
+  // BadState while a GPU handle (GpuRxq) to this queue is alive.
+  Status destroy();
+
+  QueueState state() const noexcept;
+  RxqStats stats() const noexcept;
+  uint32_t num_strides() const noexcept;
+  uint32_t stride_size() const noexcept;
+  uint32_t max_packet_size() const noexcept;
+  uint32_t burst_size() const noexcept;
+  RingMem ring_mem() const noexcept;
+
+  // Host datapath, for a queue started without set_gpu(): up to max frames.
+  Result<std::vector<HostFrame>> host_receive(size_t max);
+  // True once a finite source is drained and every packet was delivered.
+  bool at_end() const noexcept;
+
+  std::shared_ptr<detail::RxqImpl> impl() const noexcept { return impl_; }
+
+ private:
+  friend class EthDevice;
+  explicit EthRxq(std::shared_ptr<detail::RxqImpl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<detail::RxqImpl> impl_;
+};
+
+class EthTxq {
+ public:
+  EthTxq() = default;
+  EthTxq(EthTxq&&) noexcept = default;
+  EthTxq& operator=(EthTxq&&) noexcept;
+  ~EthTxq();
+
+  Status set_depth(uint32_t descriptors);  // power of two
+  Status set_max_packet_size(uint32_t bytes);
+  Status set_type(TxqType type);
+  Status set_gpu(const Gpu& gpu);
+  // A TX buffer pool the kernel may send from (zero-copy from RX rings on
+  // the same GPU is registered automatically).
+  Status register_buffer(const BufArr& pool);
+
+  Status start();
+  // Waits up to timeout_ms for queued descriptors to be sent, then stops.
+  Status stop(uint32_t timeout_ms = 1000);
+  Status destroy();
+
+  QueueState state() const noexcept;
+  TxqStats stats() const noexcept;
+  uint32_t depth() const noexcept;
+  uint32_t max_packet_size() const noexcept;
+  TxqType type() const noexcept;
+
+  // Host datapath, for a queue started without set_gpu(): returns frames sent.
+  Result<size_t> host_send(std::span<const std::span<const uint8_t>> frames);
+  Status flush();
+
+  std::shared_ptr<detail::TxqImpl> impl() const noexcept { return impl_; }
+
+ private:
+  friend class EthDevice;
+  explicit EthTxq(std::shared_ptr<detail::TxqImpl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<detail::TxqImpl> impl_;
+};
+
+}  // namespace gnio
