@@ -116,8 +116,12 @@ class EthRxq {
 
   // Host datapath, for a queue started without set_gpu(): up to max frames.
   Result<std::vector<HostFrame>> host_receive(size_t max);
-  // True once a finite source is drained and every packet was delivered.
+  // True once a finite source is drained and every packet was delivered
+  // (and, on a GPU datapath, released by the kernel).
   bool at_end() const noexcept;
+  // Why the source stopped early (a corrupt capture, a backend failure);
+  // ok while it is healthy or ended normally.
+  Status source_status() const;
 
   std::shared_ptr<detail::RxqImpl> impl() const noexcept { return impl_; }
 

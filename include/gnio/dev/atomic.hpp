@@ -1,0 +1,46 @@
+// Ring indices shared by the NIC engine (a host thread) and the kernel live
+// in memory both can see; every access goes through cuda::atomic_ref so the
+// same code is correct on the GPU and on the emulated device.
+#pragma once
+
+#include <cuda/atomic>
+
+#include "gnio/dev/config.hpp"
+
+namespace gnio::dev {
+
+template <typename T>
+using SystemRef = cuda::atomic_ref<T, cuda::thread_scope_system>;
+
+template <typename T>
+GNIO_HD GNIO_FORCEINLINE T load_acquire(T* p) {
+  return SystemRef<T>(*p).load(cuda::std::memory_order_acquire);
+}
+
+template <typename T>
+GNIO_HD GNIO_FORCEINLINE T load_relaxed(T* p) {
+  return SystemRef<T>(*p).load(cuda::std::memory_order_relaxed);
+}
+
+template <typename T>
+GNIO_HD GNIO_FORCEINLINE void store_release(T* p, T v) {
+  SystemRef<T>(*p).store(v, cuda::std::memory_order_release);
+}
+
+template <typename T>
+GNIO_HD GNIO_FORCEINLINE void store_relaxed(T* p, T v) {
+  SystemRef<T>(*p).store(v, cuda::std::memory_order_relaxed);
+}
+
+template <typename T>
+GNIO_HD GNIO_FORCEINLINE bool compare_exchange(T* p, T& expected, T desired) {
+  return SystemRef<T>(*p).compare_exchange_strong(expected, desired, cuda::std::memory_order_acq_rel,
+                                                  cuda::std::memory_order_acquire);
+}
+
+template <typename T>
+GNIO_HD GNIO_FORCEINLINE T fetch_add_relaxed(T* p, T v) {
+  return SystemRef<T>(*p).fetch_add(v, cuda::std::memory_order_relaxed);
+}
+
+}  // namespace gnio::dev

@@ -1,0 +1,60 @@
+// Memory layout shared by the NIC engine and the device API. Indices are
+// free-running 64-bit counters; a slot is index & mask.
+#pragma once
+
+#include <cstdint>
+
+#include "gnio/dev/config.hpp"
+
+namespace gnio::dev {
+
+// One received packet: it occupies `nstrides` consecutive strides starting
+// at `stride_index`, so its bytes are contiguous.
+struct RxDesc {
+  uint32_t len;
+  uint32_t stride_index;
+  uint32_t flags;     // PacketFlags (headers.hpp)
+  uint32_t rss_hash;
+  uint64_t timestamp_ns;
+  uint32_t nstrides;
+  uint32_t reserved;
+};
+static_assert(sizeof(RxDesc) == 32);
+
+struct RxRing {
+  uint8_t* data = nullptr;       // nstrides * stride bytes, in ring memory
+  RxDesc* desc = nullptr;        // ndesc entries, in ring memory
+  uint64_t* producer = nullptr;  // descriptors published by the engine (ring memory)
+  uint64_t* consumer = nullptr;  // descriptors released by the kernel (pinned host)
+  uint64_t* claim = nullptr;     // next descriptor handed to a receiver (device)
+  uint32_t desc_mask = 0;
+  uint32_t stride_shift = 0;
+};
+
+enum TxFlags : uint32_t {
+  TxStaged = 1u << 0,      // payload is in the TX staging slot of this descriptor
+  TxWaitOnTime = 1u << 1,  // hold until send_time_ns
+};
+
+struct TxDesc {
+  uint64_t addr;          // device-visible address of the payload
+  uint32_t len;
+  uint32_t flags;         // TxFlags
+  uint64_t send_time_ns;  // CLOCK_REALTIME ns; 0 = now
+  uint64_t reserved;
+};
+static_assert(sizeof(TxDesc) == 32);
+
+struct TxRing {
+  TxDesc* desc = nullptr;         // pinned host: the engine polls it without CUDA calls
+  uint8_t* staging = nullptr;     // pinned host: slot i at i * slot_size
+  uint64_t* producer = nullptr;   // pinned host: descriptors pushed (the doorbell)
+  uint64_t* completed = nullptr;  // pinned host: descriptors completed by the engine
+  uint64_t* errors = nullptr;     // pinned host: completions with an error
+  uint64_t* reserve = nullptr;    // device: next descriptor to hand out
+  uint64_t* ready = nullptr;      // device: ready[i & mask] == i + 1 once committed
+  uint32_t desc_mask = 0;
+  uint32_t slot_size = 0;
+};
+
+}  // namespace gnio::dev

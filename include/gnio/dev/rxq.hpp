@@ -1,0 +1,160 @@
+// Device RX: receive a burst of packets from a GPU-visible RX queue, process
+// them in place, release the burst so the NIC engine may reuse its strides.
+#pragma once
+
+#include <cstdint>
+
+#include "gnio/dev/atomic.hpp"
+#include "gnio/dev/config.hpp"
+#include "gnio/dev/ring.hpp"
+#include "gnio/dev/status.hpp"
+#include "gnio/dev/thread.hpp"
+
+namespace gnio::dev {
+
+class Packet {
+ public:
+  GNIO_HD Packet(uint8_t* data, const RxDesc* d) : data_(data), d_(d) {}
+  GNIO_HD uint8_t* data() const { return data_; }
+  GNIO_HD uint32_t size() const { return d_->len; }
+  GNIO_HD uint32_t flags() const { return d_->flags; }
+  GNIO_HD uint32_t rss_hash() const { return d_->rss_hash; }
+  GNIO_HD uint64_t timestamp_ns() const { return d_->timestamp_ns; }
+
+ private:
+  uint8_t* data_;
+  const RxDesc* d_;
+};
+
+// Packets [first, first + count) of one queue, in arrival order.
+class RxBurst {
+ public:
+  RxBurst() = default;
+  GNIO_HD RxBurst(const RxRing& ring, uint64_t first, uint32_t count, Status status)
+      : data_(ring.data), desc_(ring.desc), desc_mask_(ring.desc_mask),
+        stride_shift_(ring.stride_shift), first_(first), count_(count), status_(status) {}
+
+  GNIO_HD uint32_t count() const { return count_; }
+  GNIO_HD uint64_t first() const { return first_; }
+  GNIO_HD Status status() const { return status_; }
+  GNIO_HD Packet operator[](uint32_t i) const {
+    const RxDesc* d = &desc_[(first_ + i) & desc_mask_];
+    return Packet(data_ + (static_cast<uint64_t>(d->stride_index) << stride_shift_), d);
+  }
+
+ private:
+  uint8_t* data_ = nullptr;
+  const RxDesc* desc_ = nullptr;
+  uint32_t desc_mask_ = 0;
+  uint32_t stride_shift_ = 0;
+  uint64_t first_ = 0;
+  uint32_t count_ = 0;
+  Status status_ = Status::Success;
+};
+
+class Rxq {
+ public:
+  Rxq() = default;
+  explicit Rxq(const RxRing& ring) : ring_(ring) {}
+
+  // Up to max_pkts packets, waiting at most timeout_ns for the first one
+  // (0: just look). A timeout is Success with count() == 0. Every thread of
+  // the scope must call it and gets the same burst.
+  template <Scope S>
+  GNIO_HD RxBurst receive(uint32_t max_pkts, uint64_t timeout_ns) const {
+    if constexpr (S == Scope::Thread) {
+      return receive_one(max_pkts, timeout_ns);
+    } else if constexpr (S == Scope::Warp) {
+#if GNIO_DEVICE_PASS
+      uint64_t first = 0;
+      uint32_t count = 0;
+      int32_t st = 0;
+      if (lane_index() == 0) {
+        RxBurst b = receive_one(max_pkts, timeout_ns);
+        first = b.first();
+        count = b.count();
+        st = static_cast<int32_t>(b.status());
+      }
+      first = __shfl_sync(0xffffffffu, first, 0);
+      count = __shfl_sync(0xffffffffu, count, 0);
+      st = __shfl_sync(0xffffffffu, st, 0);
+      return RxBurst(ring_, first, count, static_cast<Status>(st));
+#else
+      return receive_one(max_pkts, timeout_ns);
+#endif
+    } else {
+#if GNIO_DEVICE_PASS
+      __shared__ uint64_t first;
+      __shared__ uint32_t count;
+      __shared__ int32_t st;
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        RxBurst b = receive_one(max_pkts, timeout_ns);
+        first = b.first();
+        count = b.count();
+        st = static_cast<int32_t>(b.status());
+      }
+      __syncthreads();
+      return RxBurst(ring_, first, count, static_cast<Status>(st));
+#else
+      return receive_one(max_pkts, timeout_ns);
+#endif
+    }
+  }
+
+  // Gives the burst's strides back to the NIC engine. Bursts are released
+  // in the order they were received; every thread of the scope must call it
+  // after its last access to the packets.
+  template <Scope S>
+  GNIO_HD Status release(const RxBurst& b) const {
+    if constexpr (S == Scope::Warp) {
+      sync_warp();
+      if (lane_index() != 0) return Status::Success;
+    } else if constexpr (S == Scope::Block) {
+      sync_block();
+      if (thread_index() != 0) return Status::Success;
+    }
+    return release_one(b);
+  }
+
+  // Descriptors published by the engine so far (for progress checks).
+  GNIO_HD uint64_t published() const { return load_acquire(ring_.producer); }
+
+  GNIO_HD const RxRing& ring() const { return ring_; }
+
+ private:
+  GNIO_HD RxBurst receive_one(uint32_t max_pkts, uint64_t timeout_ns) const {
+    if (max_pkts == 0) return RxBurst(ring_, 0, 0, Status::InvalidValue);
+    uint64_t deadline = 0;
+    for (uint32_t spins = 0;; ++spins) {
+      uint64_t c = load_relaxed(ring_.claim);
+      uint64_t p = load_acquire(ring_.producer);
+      if (p > c) {
+        uint64_t avail = p - c;
+        uint32_t n = avail < max_pkts ? static_cast<uint32_t>(avail) : max_pkts;
+        if (compare_exchange(ring_.claim, c, c + n)) return RxBurst(ring_, c, n, Status::Success);
+        continue;
+      }
+      uint64_t now = now_ns();
+      if (deadline == 0) deadline = now + timeout_ns;
+      if (now >= deadline) return RxBurst(ring_, c, 0, Status::Success);
+      backoff(spins);
+    }
+  }
+
+  GNIO_HD Status release_one(const RxBurst& b) const {
+    if (b.count() == 0) return Status::Success;
+    for (uint32_t spins = 0;; ++spins) {
+      uint64_t c = load_acquire(ring_.consumer);
+      if (c == b.first()) break;
+      if (c > b.first()) return Status::BadState;  // released twice
+      backoff(spins);
+    }
+    store_release(ring_.consumer, b.first() + b.count());
+    return Status::Success;
+  }
+
+  RxRing ring_{};
+};
+
+}  // namespace gnio::dev

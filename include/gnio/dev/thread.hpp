@@ -1,0 +1,101 @@
+// Where the calling thread sits in the launch. On the GPU these are the CUDA
+// built-ins; on the emulated device each block is one CPU thread.
+#pragma once
+
+#include <cstdint>
+
+#include "gnio/dev/config.hpp"
+
+#if !GNIO_DEVICE_PASS
+#include <cuda/std/cstdint>
+#endif
+
+namespace gnio::dev {
+
+#if !GNIO_DEVICE_PASS
+struct EmulatedThread {
+  uint32_t block_index = 0;
+  uint32_t grid_dim = 1;
+};
+inline thread_local EmulatedThread emulated_thread;
+
+// Lets a spinning CPU thread give the core to the NIC engine (the emulated
+// device usually has fewer cores than threads that want them).
+void host_backoff(uint32_t spins) noexcept;
+uint64_t host_now_ns() noexcept;
+#endif
+
+GNIO_HD GNIO_FORCEINLINE uint32_t thread_index() {
+#if GNIO_DEVICE_PASS
+  return threadIdx.x;
+#else
+  return 0;
+#endif
+}
+
+GNIO_HD GNIO_FORCEINLINE uint32_t block_dim() {
+#if GNIO_DEVICE_PASS
+  return blockDim.x;
+#else
+  return 1;
+#endif
+}
+
+GNIO_HD GNIO_FORCEINLINE uint32_t block_index() {
+#if GNIO_DEVICE_PASS
+  return blockIdx.x;
+#else
+  return emulated_thread.block_index;
+#endif
+}
+
+GNIO_HD GNIO_FORCEINLINE uint32_t grid_dim() {
+#if GNIO_DEVICE_PASS
+  return gridDim.x;
+#else
+  return emulated_thread.grid_dim;
+#endif
+}
+
+GNIO_HD GNIO_FORCEINLINE uint32_t lane_index() {
+#if GNIO_DEVICE_PASS
+  return threadIdx.x & 31u;
+#else
+  return 0;
+#endif
+}
+
+GNIO_HD GNIO_FORCEINLINE void sync_block() {
+#if GNIO_DEVICE_PASS
+  __syncthreads();
+#endif
+}
+
+GNIO_HD GNIO_FORCEINLINE void sync_warp() {
+#if GNIO_DEVICE_PASS
+  __syncwarp();
+#endif
+}
+
+// Nanoseconds on a clock the host engine shares: CLOCK_REALTIME on the host,
+// %globaltimer on the GPU (driven from the same system time on Linux).
+GNIO_HD GNIO_FORCEINLINE uint64_t now_ns() {
+#if GNIO_DEVICE_PASS
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#else
+  return host_now_ns();
+#endif
+}
+
+// Back off while polling: a short sleep on the GPU, yield/sleep on the host.
+GNIO_HD GNIO_FORCEINLINE void backoff(uint32_t spins) {
+#if GNIO_DEVICE_PASS
+  __nanosleep(spins < 8 ? 32 : 256);
+#else
+  host_backoff(spins);
+#endif
+}
+
+}  // namespace gnio::dev

@@ -1,0 +1,168 @@
+// Device TX: reserve descriptors, fill them (a pointer into registered
+// memory, e.g. an RX packet modified in place, or bytes written into the
+// descriptor's staging slot), commit them, and push them to the NIC engine.
+#pragma once
+
+#include <cstdint>
+
+#include "gnio/dev/atomic.hpp"
+#include "gnio/dev/config.hpp"
+#include "gnio/dev/ring.hpp"
+#include "gnio/dev/status.hpp"
+#include "gnio/dev/thread.hpp"
+
+namespace gnio::dev {
+
+// Descriptors [first, first + count) reserved by one caller.
+class TxBatch {
+ public:
+  TxBatch() = default;
+  GNIO_HD TxBatch(const TxRing& ring, uint64_t first, uint32_t count, Status status)
+      : ring_(ring), first_(first), count_(count), status_(status) {}
+
+  GNIO_HD uint32_t count() const { return count_; }
+  GNIO_HD uint64_t first() const { return first_; }
+  GNIO_HD Status status() const { return status_; }
+
+  // Send `len` bytes at `data` (device-visible, in memory registered with
+  // the queue's GPU). send_time_ns != 0: the engine holds it until then.
+  GNIO_HD void set(uint32_t i, const void* data, uint32_t len, uint64_t send_time_ns = 0) const {
+    TxDesc* d = &ring_.desc[(first_ + i) & ring_.desc_mask];
+    d->addr = reinterpret_cast<uint64_t>(data);
+    d->len = len;
+    d->flags = send_time_ns ? TxWaitOnTime : 0u;
+    d->send_time_ns = send_time_ns;
+  }
+
+  // Staging slot of descriptor i (slot_size() bytes, pinned host memory).
+  GNIO_HD uint8_t* staging(uint32_t i) const {
+    return ring_.staging + ((first_ + i) & ring_.desc_mask) * static_cast<uint64_t>(ring_.slot_size);
+  }
+  GNIO_HD uint32_t slot_size() const { return ring_.slot_size; }
+
+  // Send the first `len` bytes written into staging(i).
+  GNIO_HD void set_staged(uint32_t i, uint32_t len, uint64_t send_time_ns = 0) const {
+    TxDesc* d = &ring_.desc[(first_ + i) & ring_.desc_mask];
+    d->addr = 0;
+    d->len = len;
+    d->flags = TxStaged | (send_time_ns ? TxWaitOnTime : 0u);
+    d->send_time_ns = send_time_ns;
+  }
+
+ private:
+  TxRing ring_{};
+  uint64_t first_ = 0;
+  uint32_t count_ = 0;
+  Status status_ = Status::Success;
+};
+
+class Txq {
+ public:
+  Txq() = default;
+  explicit Txq(const TxRing& ring) : ring_(ring) {}
+
+  // Reserves n descriptors. Again when the ring has fewer than n free: the
+  // caller drains completions (wait_completions) and retries.
+  template <Scope S>
+  GNIO_HD TxBatch reserve(uint32_t n) const {
+    if constexpr (S == Scope::Thread) {
+      return reserve_one(n);
+    } else if constexpr (S == Scope::Warp) {
+#if GNIO_DEVICE_PASS
+      uint64_t first = 0;
+      int32_t st = 0;
+      if (lane_index() == 0) {
+        TxBatch b = reserve_one(n);
+        first = b.first();
+        st = static_cast<int32_t>(b.status());
+      }
+      first = __shfl_sync(0xffffffffu, first, 0);
+      st = __shfl_sync(0xffffffffu, st, 0);
+      return TxBatch(ring_, first, st == 0 ? n : 0, static_cast<Status>(st));
+#else
+      return reserve_one(n);
+#endif
+    } else {
+#if GNIO_DEVICE_PASS
+      __shared__ uint64_t first;
+      __shared__ int32_t st;
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        TxBatch b = reserve_one(n);
+        first = b.first();
+        st = static_cast<int32_t>(b.status());
+      }
+      __syncthreads();
+      return TxBatch(ring_, first, st == 0 ? n : 0, static_cast<Status>(st));
+#else
+      return reserve_one(n);
+#endif
+    }
+  }
+
+  // Marks the batch's descriptors ready once every thread of the scope has
+  // filled its part. Nothing is sent until push().
+  template <Scope S>
+  GNIO_HD void commit(const TxBatch& b) const {
+    if constexpr (S == Scope::Warp) {
+      sync_warp();
+      if (lane_index() != 0) return;
+    } else if constexpr (S == Scope::Block) {
+      sync_block();
+      if (thread_index() != 0) return;
+    }
+    // Descriptor and payload writes must reach the host before the engine
+    // can see the producer index that covers them.
+    cuda::atomic_thread_fence(cuda::std::memory_order_release, cuda::thread_scope_system);
+    for (uint32_t i = 0; i < b.count(); ++i) {
+      uint64_t idx = b.first() + i;
+      store_release(&ring_.ready[idx & ring_.desc_mask], idx + 1);
+    }
+  }
+
+  // Rings the doorbell: publishes the producer index over every contiguous
+  // committed descriptor. Returns the new producer index.
+  GNIO_HD uint64_t push() const {
+    for (;;) {
+      uint64_t cur = load_acquire(ring_.producer);
+      uint64_t end = cur;
+      while (load_acquire(&ring_.ready[end & ring_.desc_mask]) == end + 1) ++end;
+      if (end == cur || compare_exchange(ring_.producer, cur, end)) return end;
+    }
+  }
+
+  // Completions published by the engine (descriptors sent or failed).
+  GNIO_HD uint64_t completed() const { return load_acquire(ring_.completed); }
+  GNIO_HD uint64_t completion_errors() const { return load_acquire(ring_.errors); }
+
+  // Drains completions until descriptor `upto` (exclusive) has completed or
+  // timeout_ns passes (then Timeout).
+  GNIO_HD Status wait_completions(uint64_t upto, uint64_t timeout_ns) const {
+    uint64_t deadline = 0;
+    for (uint32_t spins = 0; completed() < upto; ++spins) {
+      uint64_t now = now_ns();
+      if (deadline == 0) deadline = now + timeout_ns;
+      if (now >= deadline) return Status::Timeout;
+      backoff(spins);
+    }
+    return Status::Success;
+  }
+
+  GNIO_HD uint32_t depth() const { return ring_.desc_mask + 1; }
+  GNIO_HD const TxRing& ring() const { return ring_; }
+
+ private:
+  GNIO_HD TxBatch reserve_one(uint32_t n) const {
+    if (n == 0 || n > ring_.desc_mask + 1) return TxBatch(ring_, 0, 0, Status::InvalidValue);
+    for (;;) {
+      uint64_t r = load_relaxed(ring_.reserve);
+      uint64_t done = load_acquire(ring_.completed);
+      if (r + n - done > ring_.desc_mask + 1ull) return TxBatch(ring_, r, 0, Status::Again);
+      if (compare_exchange(ring_.reserve, r, r + n)) return TxBatch(ring_, r, n, Status::Success);
+    }
+  }
+
+  TxRing ring_{};
+};
+
+}  // namespace gnio::dev

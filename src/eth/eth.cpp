@@ -1,0 +1,485 @@
+#include "gnio/eth.hpp"
+
+#include <bit>
+
+#include "core/log.hpp"
+#include "engine/rx_engine.hpp"
+#include "engine/tx_engine.hpp"
+#include "eth/eth_impl.hpp"
+#include "gnio/dev/thread.hpp"
+#include "gpu/gpu_impl.hpp"
+
+namespace gnio {
+
+namespace {
+
+std::string u(uint64_t v) { return std::to_string(v); }
+
+Status bad_state(const char* what, QueueState s) {
+  return {Errc::BadState, Layer::Eth,
+          std::string(what) + " in state " + std::string(queue_state_name(s)) +
+              "; configure queues before start(), and stop/destroy GPU handles first"};
+}
+
+Status check_pow2(const char* what, uint64_t v, uint64_t lo, uint64_t hi) {
+  if (v < lo || v > hi || (v & (v - 1)) != 0)
+    return {Errc::InvalidValue, Layer::Eth,
+            std::string(what) + " " + u(v) + " is outside the device's limit: a power of two in [" + u(lo) + ", " +
+                u(hi) + "]"};
+  return Status::ok();
+}
+
+bool configurable(QueueState s) { return s == QueueState::Created || s == QueueState::Configured; }
+
+}  // namespace
+
+std::string_view queue_state_name(QueueState s) noexcept {
+  switch (s) {
+    case QueueState::Created: return "created";
+    case QueueState::Configured: return "configured";
+    case QueueState::Started: return "started";
+    case QueueState::Stopped: return "stopped";
+    case QueueState::Destroyed: return "destroyed";
+  }
+  return "unknown";
+}
+
+// ---- EthDevice -------------------------------------------------------------
+
+Result<EthDevice> EthDevice::open(std::string_view spec) {
+  auto be = backend::open_backend(spec);
+  if (!be) return be.status();
+  auto impl = std::make_shared<detail::DeviceImpl>();
+  impl->spec = std::string(spec);
+  impl->backend = std::move(*be);
+  return EthDevice(std::move(impl));
+}
+
+const std::string& EthDevice::spec() const noexcept {
+  static const std::string none;
+  return impl_ ? impl_->spec : none;
+}
+
+const EthCaps& EthDevice::caps() const noexcept {
+  static const EthCaps none;
+  return impl_ ? impl_->backend->caps() : none;
+}
+
+bool EthDevice::rxq_type_supported(RxqType t) const noexcept {
+  const EthCaps& c = caps();
+  return impl_ && c.rx_supported && t == RxqType::Cyclic && c.rx_cyclic;
+}
+
+bool EthDevice::txq_type_supported(TxqType t) const noexcept {
+  const EthCaps& c = caps();
+  if (!impl_ || !c.tx_supported) return false;
+  return t == TxqType::Regular ? c.tx_regular : c.tx_wait_on_time;
+}
+
+Result<EthRxq> EthDevice::create_rxq(uint16_t queue_id) {
+  if (!impl_) return Status(Errc::BadState, Layer::Eth, "create_rxq on a device that is not open");
+  const EthCaps& c = caps();
+  if (!c.rx_supported)
+    return Status(Errc::NotSupported, Layer::Eth,
+                  "device \"" + impl_->spec + "\" (" + c.driver + ") has no RX queues; use an RX-capable spec",
+                  Axis::Nic);
+  if (queue_id >= c.max_rx_queues)
+    return Status(Errc::InvalidValue, Layer::Eth,
+                  "RX queue id " + u(queue_id) + " is outside the device's limit of " + u(c.max_rx_queues) +
+                      " queue(s)");
+  auto q = std::make_shared<detail::RxqImpl>();
+  q->dev = impl_;
+  q->queue_id = queue_id;
+  q->max_packet_size = std::min<uint32_t>(q->max_packet_size, c.max_packet_size);
+  q->stride_size = std::min<uint32_t>(q->stride_size, c.max_stride);
+  q->burst_size = std::min<uint32_t>(q->burst_size, c.max_burst);
+  return EthRxq(std::move(q));
+}
+
+Result<EthTxq> EthDevice::create_txq(uint16_t queue_id) {
+  if (!impl_) return Status(Errc::BadState, Layer::Eth, "create_txq on a device that is not open");
+  const EthCaps& c = caps();
+  if (!c.tx_supported)
+    return Status(Errc::NotSupported, Layer::Eth,
+                  "device \"" + impl_->spec + "\" (" + c.driver + ") has no TX queues; use a TX-capable spec",
+                  Axis::Nic);
+  if (queue_id >= c.max_tx_queues)
+    return Status(Errc::InvalidValue, Layer::Eth,
+                  "TX queue id " + u(queue_id) + " is outside the device's limit of " + u(c.max_tx_queues) +
+                      " queue(s)");
+  auto q = std::make_shared<detail::TxqImpl>();
+  q->dev = impl_;
+  q->queue_id = queue_id;
+  q->max_packet_size = std::min<uint32_t>(q->max_packet_size, c.max_packet_size);
+  return EthTxq(std::move(q));
+}
+
+// ---- EthRxq ----------------------------------------------------------------
+
+namespace detail {
+RxqImpl::~RxqImpl() {
+  if (engine) engine->stop();
+  if (gpu && state == QueueState::Started) gpu->live_queues.fetch_sub(1);
+}
+TxqImpl::~TxqImpl() {
+  if (engine) engine->stop(0);
+  if (gpu && state == QueueState::Started) gpu->live_queues.fetch_sub(1);
+}
+}  // namespace detail
+
+EthRxq& EthRxq::operator=(EthRxq&& o) noexcept {
+  if (this != &o) {
+    destroy();
+    impl_ = std::move(o.impl_);
+  }
+  return *this;
+}
+
+EthRxq::~EthRxq() {
+  Status s = destroy();
+  if (!s) log::error("eth", "EthRxq destroyed out of order: " + s.to_string() +
+                                "; the ring stays alive until the GPU handle is gone");
+}
+
+#define GNIO_RXQ_SETTER_PRELUDE(name)                                                       \
+  if (!impl_) return Status(Errc::BadState, Layer::Eth, name " on a destroyed RX queue");    \
+  std::lock_guard lock(impl_->mu);                                                           \
+  if (!configurable(impl_->state)) return bad_state(name, impl_->state)
+
+Status EthRxq::set_num_strides(uint32_t n) {
+  GNIO_RXQ_SETTER_PRELUDE("set_num_strides");
+  GNIO_TRY(check_pow2("number of strides", n, 2, impl_->dev->backend->caps().max_ring_entries));
+  impl_->num_strides = n;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthRxq::set_stride_size(uint32_t bytes) {
+  GNIO_RXQ_SETTER_PRELUDE("set_stride_size");
+  const EthCaps& c = impl_->dev->backend->caps();
+  GNIO_TRY(check_pow2("stride size", bytes, c.min_stride, c.max_stride));
+  impl_->stride_size = bytes;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthRxq::set_max_packet_size(uint32_t bytes) {
+  GNIO_RXQ_SETTER_PRELUDE("set_max_packet_size");
+  const uint32_t limit = impl_->dev->backend->caps().max_packet_size;
+  if (bytes < 60 || bytes > limit)
+    return {Errc::InvalidValue, Layer::Eth,
+            "max packet size " + u(bytes) + " is outside the device's limit [60, " + u(limit) + "]"};
+  impl_->max_packet_size = bytes;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthRxq::set_burst_size(uint32_t packets) {
+  GNIO_RXQ_SETTER_PRELUDE("set_burst_size");
+  const uint32_t limit = impl_->dev->backend->caps().max_burst;
+  if (packets == 0 || packets > limit)
+    return {Errc::InvalidValue, Layer::Eth,
+            "burst size " + u(packets) + " is outside the device's limit [1, " + u(limit) + "]"};
+  impl_->burst_size = packets;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthRxq::set_ring_mem(RingMem mem) {
+  GNIO_RXQ_SETTER_PRELUDE("set_ring_mem");
+  impl_->ring_mem = mem;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthRxq::set_gpu(const Gpu& gpu) {
+  GNIO_RXQ_SETTER_PRELUDE("set_gpu");
+  if (!gpu.impl()) return {Errc::InvalidValue, Layer::Eth, "set_gpu with a Gpu that is not open"};
+  impl_->gpu = gpu.impl();
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthRxq::set_packet_buffer(const BufArr& pool) {
+  GNIO_RXQ_SETTER_PRELUDE("set_packet_buffer");
+  impl_->pool = pool;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthRxq::start() {
+  if (!impl_) return {Errc::BadState, Layer::Eth, "start on a destroyed RX queue"};
+  std::lock_guard lock(impl_->mu);
+  if (!configurable(impl_->state)) return bad_state("start", impl_->state);
+  auto& q = *impl_;
+  if (q.max_packet_size > q.num_strides * static_cast<uint64_t>(q.stride_size) / 2)
+    return {Errc::InvalidValue, Layer::Eth,
+            "max packet size " + u(q.max_packet_size) + " does not fit twice in a ring of " + u(q.num_strides) +
+                " strides of " + u(q.stride_size) + " bytes; add strides"};
+  if (q.pool) {
+    if (q.pool->count() != q.num_strides || q.pool->elem_size() != q.stride_size)
+      return {Errc::InvalidValue, Layer::Eth,
+              "packet buffer of " + u(q.pool->count()) + " x " + u(q.pool->elem_size()) +
+                  " bytes does not match the ring's " + u(q.num_strides) + " strides x " + u(q.stride_size) +
+                  " bytes; create it with those values"};
+    if (!q.gpu) return {Errc::BadState, Layer::Eth, "a packet buffer was registered but no GPU: call set_gpu()"};
+    if (q.pool->memory().device_ptr() == nullptr)
+      return {Errc::InvalidValue, Layer::Eth, "the registered packet buffer holds no memory"};
+  }
+  if (q.gpu) {
+    if (q.gpu->closed.load()) return {Errc::BadState, Layer::Eth, "start with a GPU context that was closed"};
+    auto e = detail::RxEngine::start(q);
+    if (!e) return e.status();
+    q.engine = std::move(*e);
+    q.gpu->live_queues.fetch_add(1);
+  }
+  q.state = QueueState::Started;
+  return Status::ok();
+}
+
+Status EthRxq::stop() {
+  if (!impl_) return {Errc::BadState, Layer::Eth, "stop on a destroyed RX queue"};
+  std::lock_guard lock(impl_->mu);
+  if (impl_->state != QueueState::Started) return bad_state("stop", impl_->state);
+  if (impl_->gpu_handles.load() > 0)
+    return {Errc::BadState, Layer::Eth,
+            "stopping RX queue " + u(impl_->queue_id) + " while " + u(impl_->gpu_handles.load()) +
+                " GPU handle(s) expose it; destroy the GpuRxq first"};
+  if (impl_->engine) {
+    impl_->engine->stop();
+    impl_->gpu->live_queues.fetch_sub(1);
+  }
+  impl_->state = QueueState::Stopped;
+  return Status::ok();
+}
+
+Status EthRxq::destroy() {
+  if (!impl_) return Status::ok();
+  {
+    std::lock_guard lock(impl_->mu);
+    if (impl_->gpu_handles.load() > 0)
+      return {Errc::BadState, Layer::Eth,
+              "destroying RX queue " + u(impl_->queue_id) + " while " + u(impl_->gpu_handles.load()) +
+                  " GPU handle(s) expose it; destroy the GpuRxq first"};
+  }
+  if (impl_->state == QueueState::Started) GNIO_TRY(stop());
+  impl_->state = QueueState::Destroyed;
+  impl_.reset();
+  return Status::ok();
+}
+
+QueueState EthRxq::state() const noexcept { return impl_ ? impl_->state : QueueState::Destroyed; }
+
+RxqStats EthRxq::stats() const noexcept {
+  if (!impl_) return {};
+  const auto& c = impl_->counters;
+  return {c.packets.load(), c.bytes.load(), c.bursts.load(), c.rx_missed.load(), c.released.load(), c.errors.load()};
+}
+
+uint32_t EthRxq::num_strides() const noexcept { return impl_ ? impl_->num_strides : 0; }
+uint32_t EthRxq::stride_size() const noexcept { return impl_ ? impl_->stride_size : 0; }
+uint32_t EthRxq::max_packet_size() const noexcept { return impl_ ? impl_->max_packet_size : 0; }
+uint32_t EthRxq::burst_size() const noexcept { return impl_ ? impl_->burst_size : 0; }
+RingMem EthRxq::ring_mem() const noexcept { return impl_ ? impl_->ring_mem : RingMem::Gpu; }
+
+Result<std::vector<HostFrame>> EthRxq::host_receive(size_t max) {
+  if (!impl_) return Status(Errc::BadState, Layer::Eth, "host_receive on a destroyed RX queue");
+  if (impl_->state != QueueState::Started) return bad_state("host_receive", impl_->state);
+  if (impl_->gpu)
+    return Status(Errc::BadState, Layer::Eth,
+                  "host_receive on RX queue " + u(impl_->queue_id) +
+                      " whose datapath is on a GPU; receive in the kernel, or start it without set_gpu()");
+  std::vector<backend::RxFrame> frames(std::min<size_t>(max, impl_->burst_size));
+  auto n = impl_->dev->backend->rx_burst(impl_->queue_id, frames);
+  if (!n) return n.status();
+  std::vector<HostFrame> out;
+  out.reserve(*n);
+  for (size_t i = 0; i < *n; ++i) {
+    out.push_back({std::vector<uint8_t>(frames[i].data, frames[i].data + frames[i].len), frames[i].timestamp_ns});
+    impl_->counters.packets.fetch_add(1);
+    impl_->counters.bytes.fetch_add(frames[i].len);
+  }
+  if (*n == 0 && impl_->dev->backend->at_end(impl_->queue_id)) impl_->host_path_end.store(true);
+  return out;
+}
+
+bool EthRxq::at_end() const noexcept {
+  if (!impl_) return true;
+  if (impl_->engine) return impl_->engine->drained();
+  return impl_->host_path_end.load();
+}
+
+Status EthRxq::source_status() const {
+  if (!impl_ || !impl_->engine) return Status::ok();
+  return impl_->engine->source_status();
+}
+
+// ---- EthTxq ----------------------------------------------------------------
+
+EthTxq& EthTxq::operator=(EthTxq&& o) noexcept {
+  if (this != &o) {
+    destroy();
+    impl_ = std::move(o.impl_);
+  }
+  return *this;
+}
+
+EthTxq::~EthTxq() {
+  Status s = destroy();
+  if (!s) log::error("eth", "EthTxq destroyed out of order: " + s.to_string() +
+                                "; the ring stays alive until the GPU handle is gone");
+}
+
+#define GNIO_TXQ_SETTER_PRELUDE(name)                                                       \
+  if (!impl_) return Status(Errc::BadState, Layer::Eth, name " on a destroyed TX queue");    \
+  std::lock_guard lock(impl_->mu);                                                           \
+  if (!configurable(impl_->state)) return bad_state(name, impl_->state)
+
+Status EthTxq::set_depth(uint32_t descriptors) {
+  GNIO_TXQ_SETTER_PRELUDE("set_depth");
+  GNIO_TRY(check_pow2("TX depth", descriptors, 2, impl_->dev->backend->caps().max_ring_entries));
+  impl_->depth = descriptors;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthTxq::set_max_packet_size(uint32_t bytes) {
+  GNIO_TXQ_SETTER_PRELUDE("set_max_packet_size");
+  const uint32_t limit = impl_->dev->backend->caps().max_packet_size;
+  if (bytes < 60 || bytes > limit)
+    return {Errc::InvalidValue, Layer::Eth,
+            "max packet size " + u(bytes) + " is outside the device's limit [60, " + u(limit) + "]"};
+  impl_->max_packet_size = bytes;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthTxq::set_type(TxqType type) {
+  GNIO_TXQ_SETTER_PRELUDE("set_type");
+  if (type == TxqType::WaitOnTime && !impl_->dev->backend->caps().tx_wait_on_time)
+    return {Errc::NotSupported, Layer::Eth,
+            "device \"" + impl_->dev->spec + "\" does not support wait-on-time TX; use TxqType::Regular",
+            Axis::Nic};
+  impl_->type = type;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthTxq::set_gpu(const Gpu& gpu) {
+  GNIO_TXQ_SETTER_PRELUDE("set_gpu");
+  if (!gpu.impl()) return {Errc::InvalidValue, Layer::Eth, "set_gpu with a Gpu that is not open"};
+  impl_->gpu = gpu.impl();
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthTxq::register_buffer(const BufArr& pool) {
+  GNIO_TXQ_SETTER_PRELUDE("register_buffer");
+  if (!impl_->gpu) return {Errc::BadState, Layer::Eth, "register_buffer before set_gpu(): set the GPU first"};
+  detail::Region r;
+  if (!impl_->gpu->resolve(reinterpret_cast<uint64_t>(pool.memory().device_ptr()),
+                           pool.count() * pool.elem_size(), r))
+    return {Errc::InvalidValue, Layer::Eth,
+            "TX buffer of " + u(pool.count()) + " x " + u(pool.elem_size()) +
+                " bytes was not allocated on this queue's GPU (" + impl_->gpu->bus_id + ")"};
+  if (pool.elem_size() < impl_->max_packet_size)
+    return {Errc::InvalidValue, Layer::Eth,
+            "TX buffer element size " + u(pool.elem_size()) + " is smaller than the queue's max packet size " +
+                u(impl_->max_packet_size)};
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthTxq::start() {
+  if (!impl_) return {Errc::BadState, Layer::Eth, "start on a destroyed TX queue"};
+  std::lock_guard lock(impl_->mu);
+  if (!configurable(impl_->state)) return bad_state("start", impl_->state);
+  if (impl_->gpu) {
+    if (impl_->gpu->closed.load()) return {Errc::BadState, Layer::Eth, "start with a GPU context that was closed"};
+    auto e = detail::TxEngine::start(*impl_);
+    if (!e) return e.status();
+    impl_->engine = std::move(*e);
+    impl_->gpu->live_queues.fetch_add(1);
+  }
+  impl_->state = QueueState::Started;
+  return Status::ok();
+}
+
+Status EthTxq::stop(uint32_t timeout_ms) {
+  if (!impl_) return {Errc::BadState, Layer::Eth, "stop on a destroyed TX queue"};
+  std::lock_guard lock(impl_->mu);
+  if (impl_->state != QueueState::Started) return bad_state("stop", impl_->state);
+  if (impl_->gpu_handles.load() > 0)
+    return {Errc::BadState, Layer::Eth,
+            "stopping TX queue " + u(impl_->queue_id) + " while " + u(impl_->gpu_handles.load()) +
+                " GPU handle(s) expose it; destroy the GpuTxq first"};
+  Status result;
+  if (impl_->engine) {
+    result = impl_->engine->stop(timeout_ms);
+    impl_->gpu->live_queues.fetch_sub(1);
+  }
+  impl_->state = QueueState::Stopped;
+  Status f = impl_->dev->backend->flush();
+  return result.is_ok() ? f : result;
+}
+
+Status EthTxq::destroy() {
+  if (!impl_) return Status::ok();
+  {
+    std::lock_guard lock(impl_->mu);
+    if (impl_->gpu_handles.load() > 0)
+      return {Errc::BadState, Layer::Eth,
+              "destroying TX queue " + u(impl_->queue_id) + " while " + u(impl_->gpu_handles.load()) +
+                  " GPU handle(s) expose it; destroy the GpuTxq first"};
+  }
+  Status s;
+  if (impl_->state == QueueState::Started) s = stop();
+  impl_->state = QueueState::Destroyed;
+  impl_.reset();
+  return s;
+}
+
+QueueState EthTxq::state() const noexcept { return impl_ ? impl_->state : QueueState::Destroyed; }
+
+TxqStats EthTxq::stats() const noexcept {
+  if (!impl_) return {};
+  const auto& c = impl_->counters;
+  return {c.packets.load(), c.bytes.load(), c.completions.load(), c.errors.load(), c.waited_on_time.load()};
+}
+
+uint32_t EthTxq::depth() const noexcept { return impl_ ? impl_->depth : 0; }
+uint32_t EthTxq::max_packet_size() const noexcept { return impl_ ? impl_->max_packet_size : 0; }
+TxqType EthTxq::type() const noexcept { return impl_ ? impl_->type : TxqType::Regular; }
+
+Result<size_t> EthTxq::host_send(std::span<const std::span<const uint8_t>> frames) {
+  if (!impl_) return Status(Errc::BadState, Layer::Eth, "host_send on a destroyed TX queue");
+  if (impl_->state != QueueState::Started) return bad_state("host_send", impl_->state);
+  if (impl_->gpu)
+    return Status(Errc::BadState, Layer::Eth,
+                  "host_send on TX queue " + u(impl_->queue_id) +
+                      " whose datapath is on a GPU; send from the kernel, or start it without set_gpu()");
+  std::vector<backend::TxFrame> tx;
+  tx.reserve(frames.size());
+  const uint64_t now = dev::host_now_ns();
+  for (const auto& f : frames) {
+    if (f.size() > impl_->max_packet_size)
+      return Status(Errc::InvalidValue, Layer::Eth,
+                    "frame of " + u(f.size()) + " bytes exceeds the queue's max packet size " +
+                        u(impl_->max_packet_size));
+    tx.push_back({f.data(), static_cast<uint32_t>(f.size()), now});
+  }
+  auto n = impl_->dev->backend->tx_burst(impl_->queue_id, tx);
+  if (!n) return n.status();
+  for (size_t i = 0; i < *n; ++i) {
+    impl_->counters.packets.fetch_add(1);
+    impl_->counters.bytes.fetch_add(tx[i].len);
+  }
+  return *n;
+}
+
+Status EthTxq::flush() {
+  if (!impl_) return {Errc::BadState, Layer::Eth, "flush on a destroyed TX queue"};
+  return impl_->dev->backend->flush();
+}
+
+}  // namespace gnio

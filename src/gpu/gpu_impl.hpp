@@ -1,0 +1,70 @@
+// Internal state of a GPU context: its allocations (so the TX engine can
+// turn a device address into bytes) and the live objects that pin it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gnio/cuda_info.hpp"
+#include "gnio/mem.hpp"
+#include "gnio/status.hpp"
+
+namespace gnio::detail {
+
+struct GpuImpl;
+
+struct Allocation {
+  std::shared_ptr<GpuImpl> owner;
+  void* dev = nullptr;
+  void* host = nullptr;
+  size_t size = 0;
+  MemKind kind = MemKind::Gpu;
+  ~Allocation();
+};
+
+// A registered memory range, as the TX engine needs it.
+struct Region {
+  uint64_t dev_base = 0;
+  size_t size = 0;
+  uint8_t* host = nullptr;  // nullptr: device memory, copy it out
+  MemKind kind = MemKind::Gpu;
+};
+
+struct GpuImpl : std::enable_shared_from_this<GpuImpl> {
+  std::string bus_id;
+  int ordinal = -1;
+  bool emulated = false;
+  CudaDeviceInfo info;
+
+  std::atomic<int> live_queues{0};   // Ethernet queues started with this GPU as datapath
+  std::atomic<int> live_handles{0};  // GpuRxq / GpuTxq / GpuSemaphore
+  std::atomic<int> live_kernels{0};  // persistent kernels not yet stopped
+  std::atomic<bool> closed{false};
+
+  Result<DeviceMemory> alloc(size_t bytes, MemKind kind, size_t align);
+  // The registered range holding [addr, addr + len), if any.
+  bool resolve(uint64_t addr, uint32_t len, Region& out) const;
+  // Makes this thread's CUDA calls target this device (no-op when emulated).
+  Status bind_thread() const;
+
+  // Keeps an object a running kernel may still use alive until the GPU's
+  // kernels have all stopped (teardown out of order must not free memory
+  // under a kernel).
+  void defer(std::shared_ptr<void> keep_alive);
+  void release_deferred();
+
+  void add_region(const Region& r);
+  void remove_region(uint64_t dev_base);
+
+ private:
+  mutable std::mutex mu_;
+  std::map<uint64_t, Region> regions_;
+  std::vector<std::shared_ptr<void>> deferred_;
+};
+
+}  // namespace gnio::detail

@@ -1,0 +1,221 @@
+#include "gnio/persistent_kernel.hpp"
+
+#include <atomic>
+#include <thread>
+
+#include "core/log.hpp"
+#include "gnio/dev/atomic.hpp"
+#include "gpu/cuda_util.hpp"
+#include "gpu/gpu_impl.hpp"
+
+namespace gnio {
+
+namespace detail {
+
+struct KernelRuntime {
+  std::shared_ptr<GpuImpl> gpu;
+  LaunchConfig cfg;
+  DeviceMemory exit_flag;  // CpuGpu
+  DeviceMemory published;  // CpuGpu, BlockCounters per block
+  DeviceMemory shadow;     // Gpu, BlockCounters per block
+  bool running = false;
+  std::vector<std::thread> threads;  // emulated blocks
+  std::atomic<uint32_t> emulated_exited{0};
+#if GNIO_HAVE_CUDA
+  cudaStream_t stream = nullptr;
+#endif
+
+  const dev::BlockCounters* counters() const {
+    return static_cast<const dev::BlockCounters*>(published.host_ptr());
+  }
+  bool finished(Status& error) {
+    if (gpu->emulated) return emulated_exited.load() == cfg.grid;
+#if GNIO_HAVE_CUDA
+    cudaError_t e = cudaStreamQuery(stream);
+    if (e == cudaErrorNotReady) return false;
+    if (e != cudaSuccess) error = cuda_status(e, "persistent kernel \"" + cfg.name + "\"");
+#endif
+    return true;
+  }
+  void finish() {
+    running = false;
+    for (auto& t : threads) t.join();
+    threads.clear();
+#if GNIO_HAVE_CUDA
+    if (stream) {
+      cudaStreamDestroy(stream);
+      stream = nullptr;
+    }
+#endif
+    if (gpu->live_kernels.fetch_sub(1) == 1) gpu->release_deferred();
+  }
+};
+
+Result<std::shared_ptr<KernelRuntime>> prepare_kernel(const Gpu& gpu, const LaunchConfig& cfg) {
+  if (!gpu.impl() || gpu.impl()->closed.load())
+    return Status(Errc::BadState, Layer::Kernel, "launching kernel \"" + cfg.name + "\" on a Gpu that is not open");
+  if (cfg.grid == 0 || cfg.block == 0 || cfg.block > 1024)
+    return Status(Errc::InvalidValue, Layer::Kernel,
+                  "kernel \"" + cfg.name + "\" launch of " + std::to_string(cfg.grid) + " blocks x " +
+                      std::to_string(cfg.block) + " threads; need >= 1 block and 1..1024 threads");
+  if (gpu.emulated() && cfg.grid > 256)
+    return Status(Errc::InvalidValue, Layer::Kernel,
+                  "emulated kernel \"" + cfg.name + "\" with " + std::to_string(cfg.grid) +
+                      " blocks: each block is a CPU thread; use at most 256");
+  auto rt = std::make_shared<KernelRuntime>();
+  rt->gpu = gpu.impl();
+  rt->cfg = cfg;
+  const size_t counters_bytes = sizeof(dev::BlockCounters) * cfg.grid;
+  auto flag = rt->gpu->alloc(128, MemKind::CpuGpu, 128);
+  if (!flag) return flag.status();
+  auto pub = rt->gpu->alloc(counters_bytes, MemKind::CpuGpu, 128);
+  if (!pub) return pub.status();
+  auto shadow = rt->gpu->alloc(counters_bytes, MemKind::Gpu, 128);
+  if (!shadow) return shadow.status();
+  rt->exit_flag = std::move(*flag);
+  rt->published = std::move(*pub);
+  rt->shadow = std::move(*shadow);
+#if GNIO_HAVE_CUDA
+  if (!gpu.emulated()) {
+    GNIO_TRY(rt->gpu->bind_thread());
+    GNIO_CUDA_TRY(cudaStreamCreateWithFlags(&rt->stream, cudaStreamNonBlocking),
+                  "creating the stream of kernel \"" + cfg.name + "\"");
+  }
+#endif
+  return rt;
+}
+
+dev::KernelCtx kernel_ctx(const KernelRuntime& rt) {
+  return dev::KernelCtx(static_cast<const uint32_t*>(rt.exit_flag.device_ptr()),
+                        static_cast<dev::BlockCounters*>(rt.published.device_ptr()),
+                        static_cast<dev::BlockCounters*>(rt.shadow.device_ptr()));
+}
+
+void* kernel_stream(const KernelRuntime& rt) {
+#if GNIO_HAVE_CUDA
+  return rt.stream;
+#else
+  (void)rt;
+  return nullptr;
+#endif
+}
+
+Status kernel_launched(KernelRuntime& rt, int cuda_error) {
+#if GNIO_HAVE_CUDA
+  if (cuda_error != cudaSuccess)
+    return cuda_status(static_cast<cudaError_t>(cuda_error),
+                       "launching kernel \"" + rt.cfg.name + "\" (" + std::to_string(rt.cfg.grid) + " x " +
+                           std::to_string(rt.cfg.block) + ")");
+#else
+  (void)cuda_error;
+#endif
+  rt.running = true;
+  rt.gpu->live_kernels.fetch_add(1);
+  log::info("kernel", "launched \"" + rt.cfg.name + "\" on " + rt.gpu->bus_id);
+  return Status::ok();
+}
+
+Status start_emulated(KernelRuntime& rt, std::function<void(const dev::KernelCtx&)> body) {
+  const dev::KernelCtx ctx = kernel_ctx(rt);
+  rt.running = true;
+  rt.gpu->live_kernels.fetch_add(1);
+  for (uint32_t b = 0; b < rt.cfg.grid; ++b) {
+    rt.threads.emplace_back([&rt, body, ctx, b] {
+      dev::emulated_thread = {b, rt.cfg.grid};
+      body(ctx);
+      ctx.mark_exited();
+      rt.emulated_exited.fetch_add(1);
+    });
+  }
+  return Status::ok();
+}
+
+}  // namespace detail
+
+PersistentKernel& PersistentKernel::operator=(PersistentKernel&& o) noexcept {
+  if (this != &o) {
+    if (running()) stop();
+    rt_ = std::move(o.rt_);
+  }
+  return *this;
+}
+
+PersistentKernel::~PersistentKernel() {
+  if (!running()) return;
+  Status s = stop();
+  if (s) return;
+  log::error("kernel", "a persistent kernel is still running at destruction: " + s.to_string());
+  // Its memory must outlive it: hand the runtime to the GPU context.
+  for (auto& t : rt_->threads) t.detach();
+  rt_->threads.clear();
+  rt_->gpu->defer(rt_);
+}
+
+bool PersistentKernel::running() const { return rt_ && rt_->running; }
+
+Status PersistentKernel::stop(std::chrono::milliseconds timeout) {
+  if (!rt_) return {Errc::BadState, Layer::Kernel, "stop on a kernel that was never launched"};
+  if (!rt_->running) return Status::ok();
+  dev::store_release(static_cast<uint32_t*>(rt_->exit_flag.host_ptr()), 1u);
+  Status error;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!rt_->finished(error)) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      auto stalled = stalled_blocks(std::chrono::milliseconds(100));
+      std::string list;
+      for (uint32_t b : stalled) list += (list.empty() ? "" : ",") + std::to_string(b);
+      uint32_t inside = 0;
+      for (uint32_t b = 0; b < rt_->cfg.grid; ++b) inside += rt_->counters()[b].exited == 0;
+      return {Errc::Timeout, Layer::Kernel,
+              "kernel \"" + rt_->cfg.name + "\" did not exit " + std::to_string(timeout.count()) +
+                  " ms after its exit flag was set; " + std::to_string(inside) + " of " +
+                  std::to_string(rt_->cfg.grid) + " blocks still inside their loop, heartbeat stalled in blocks [" +
+                  list + "]; the kernel must poll ctx.running() and not wait without a timeout"};
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  rt_->finish();
+  return error;
+}
+
+std::vector<dev::BlockCounters> PersistentKernel::counters() const {
+  if (!rt_) return {};
+  std::vector<dev::BlockCounters> out(rt_->cfg.grid);
+  for (uint32_t b = 0; b < rt_->cfg.grid; ++b) {
+    auto* src = const_cast<dev::BlockCounters*>(&rt_->counters()[b]);
+    out[b] = {dev::load_relaxed(&src->heartbeat), dev::load_relaxed(&src->packets), dev::load_relaxed(&src->bytes),
+              dev::load_relaxed(&src->bursts),    dev::load_relaxed(&src->again),   dev::load_relaxed(&src->errors),
+              dev::load_relaxed(&src->user),      dev::load_acquire(&src->exited)};
+  }
+  return out;
+}
+
+KernelTotals PersistentKernel::totals() const {
+  KernelTotals t;
+  for (const auto& c : counters()) {
+    t.packets += c.packets;
+    t.bytes += c.bytes;
+    t.bursts += c.bursts;
+    t.again += c.again;
+    t.errors += c.errors;
+    t.user += c.user;
+  }
+  return t;
+}
+
+std::vector<uint32_t> PersistentKernel::stalled_blocks(std::chrono::milliseconds window) const {
+  auto before = counters();
+  std::this_thread::sleep_for(window);
+  auto after = counters();
+  std::vector<uint32_t> stalled;
+  for (uint32_t b = 0; b < after.size(); ++b)
+    if (!after[b].exited && after[b].heartbeat == before[b].heartbeat) stalled.push_back(b);
+  return stalled;
+}
+
+const LaunchConfig& PersistentKernel::config() const {
+  static const LaunchConfig none;
+  return rt_ ? rt_->cfg : none;
+}
+
+}  // namespace gnio
