@@ -77,6 +77,38 @@ GNIO_HD GNIO_FORCEINLINE void sync_warp() {
 #endif
 }
 
+// Rank of the calling thread within a scope and the scope's size, for
+// spreading a burst's packets over the threads that received it together.
+template <Scope S>
+GNIO_HD GNIO_FORCEINLINE uint32_t scope_rank() {
+  if constexpr (S == Scope::Thread) return 0;
+  else if constexpr (S == Scope::Warp) return lane_index();
+  else return thread_index();
+}
+
+template <Scope S>
+GNIO_HD GNIO_FORCEINLINE uint32_t scope_size() {
+#if GNIO_DEVICE_PASS
+  if constexpr (S == Scope::Thread) return 1;
+  else if constexpr (S == Scope::Warp) return 32;
+  else return blockDim.x;
+#else
+  return 1;
+#endif
+}
+
+// True when v is true in every thread of the scope: a decision all the
+// threads of a warp or block take together (e.g. leaving the loop), so that
+// none is left waiting at a barrier.
+template <Scope S>
+GNIO_HD GNIO_FORCEINLINE bool scope_all(bool v) {
+#if GNIO_DEVICE_PASS
+  if constexpr (S == Scope::Warp) return __all_sync(0xffffffffu, v);
+  else if constexpr (S == Scope::Block) return __syncthreads_and(v) != 0;
+#endif
+  return v;
+}
+
 // Nanoseconds on a clock the host engine shares: CLOCK_REALTIME on the host,
 // %globaltimer on the GPU (driven from the same system time on Linux).
 GNIO_HD GNIO_FORCEINLINE uint64_t now_ns() {

@@ -1,0 +1,77 @@
+// Small helpers the examples share: GPU selection with a skip code for test
+// runs without a GPU, scope/memory option parsing, and waiting for a queue
+// to drain with progress and a deadline.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "gnio/eth.hpp"
+#include "gnio/gpu.hpp"
+#include "gnio/persistent_kernel.hpp"
+
+namespace gnio::examples {
+
+// ctest's SKIP_RETURN_CODE: the run needs a CUDA device and there is none.
+inline constexpr int kExitSkip = 77;
+
+inline int fail(const Status& s) {
+  std::fprintf(stderr, "error: %s\n", s.to_string().c_str());
+  return 2;
+}
+
+// "auto" falls back to the emulated device when no CUDA device is present,
+// unless require_gpu is set, in which case the caller exits with kExitSkip.
+inline Result<Gpu> open_gpu(const std::string& id, bool require_gpu) {
+  auto g = Gpu::open(id);
+  if (g || id != "auto") return g;
+  if (require_gpu) return g.status();
+  std::fprintf(stderr, "note: no CUDA device (%s); running on the emulated device\n", g.status().message().c_str());
+  return Gpu::open("cpu");
+}
+
+inline std::optional<Scope> parse_scope(const std::string& s) {
+  if (s == "thread") return Scope::Thread;
+  if (s == "warp") return Scope::Warp;
+  if (s == "block") return Scope::Block;
+  return std::nullopt;
+}
+
+inline std::optional<RingMem> parse_mem(const std::string& s) {
+  if (s == "gpu") return RingMem::Gpu;
+  if (s == "host") return RingMem::Host;
+  return std::nullopt;
+}
+
+// Calls f.template operator()<S>() for the runtime scope.
+template <typename F>
+auto with_scope(Scope s, F&& f) {
+  switch (s) {
+    case Scope::Warp: return f.template operator()<Scope::Warp>();
+    case Scope::Block: return f.template operator()<Scope::Block>();
+    case Scope::Thread: break;
+  }
+  return f.template operator()<Scope::Thread>();
+}
+
+// Waits until `done()` or the deadline; Timeout names what was pending.
+template <typename Done>
+Status wait_until(Done&& done, std::chrono::seconds limit, const char* what, const PersistentKernel& k) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      auto t = k.totals();
+      return {Errc::Timeout, Layer::App,
+              std::string(what) + " not done after " + std::to_string(limit.count()) + " s (kernel saw " +
+                  std::to_string(t.packets) + " packets)"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return Status::ok();
+}
+
+}  // namespace gnio::examples

@@ -1,0 +1,98 @@
+// Persistent kernels shared by the examples (and run by the tests through
+// them). Each is a functor templated on the cooperation scope.
+#pragma once
+
+#include <cstdint>
+
+#include "gnio/dev/atomic.hpp"
+#include "gnio/dev/headers.hpp"
+#include "gnio/dev/kernel.hpp"
+#include "gnio/dev/rxq.hpp"
+#include "gnio/dev/txq.hpp"
+
+namespace gnio::examples {
+
+// What a receive kernel found, summed over all threads (order-independent).
+struct ReceiveTotals {
+  uint64_t packets;
+  uint64_t bytes;
+  uint64_t checksum;  // sum of fnv1a64 of every packet
+  uint64_t bad_release;
+};
+
+inline constexpr uint64_t kPollNs = 200000;  // 200 us: a stop request is seen within this
+
+template <Scope S>
+struct ReceiveKernel {
+  dev::Rxq rxq;
+  ReceiveTotals* totals;  // pinned host memory: written once per thread at exit
+  uint32_t burst;
+
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    uint64_t packets = 0, bytes = 0, checksum = 0, bad = 0;
+    while (dev::scope_all<S>(ctx.running())) {
+      ctx.heartbeat();
+      dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
+      if (b.count() == 0) continue;
+      uint64_t burst_bytes = 0;
+      for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
+        dev::Packet p = b[i];
+        ++packets;
+        bytes += p.size();
+        burst_bytes += p.size();
+        checksum += dev::fnv1a64(p.data(), p.size());
+      }
+      if (rxq.release<S>(b) != dev::Status::Success) ++bad;
+      ctx.count_burst(b.count(), burst_bytes);
+    }
+    dev::fetch_add_relaxed(&totals->packets, packets);
+    dev::fetch_add_relaxed(&totals->bytes, bytes);
+    dev::fetch_add_relaxed(&totals->checksum, checksum);
+    dev::fetch_add_relaxed(&totals->bad_release, bad);
+  }
+};
+
+// Swaps L2/L3/L4 addresses of every packet in place and sends it back
+// through the TX queue, zero-copy from the RX ring; the burst is released
+// only after its completions arrive (the engine reads the ring bytes).
+template <Scope S>
+struct EchoKernel {
+  dev::Rxq rxq;
+  dev::Txq txq;
+  uint32_t burst;
+
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    while (dev::scope_all<S>(ctx.running())) {
+      ctx.heartbeat();
+      dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
+      if (b.count() == 0) continue;
+      uint64_t burst_bytes = 0;
+      for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
+        dev::Packet p = b[i];
+        burst_bytes += p.size();
+        if (dev::swap_addresses(p.data(), p.size()) != dev::HeaderStatus::Ok) ctx.count_error();
+      }
+      dev::TxBatch t = txq.reserve<S>(b.count());
+      while (t.status() == dev::Status::Again && dev::scope_all<S>(ctx.running())) {
+        ctx.count_again();
+        txq.wait_completions(txq.completed() + 1, kPollNs);  // drain, then retry
+        t = txq.reserve<S>(b.count());
+      }
+      if (t.status() != dev::Status::Success) break;
+      for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
+        dev::Packet p = b[i];
+        t.set(i, p.data(), p.size());
+      }
+      txq.commit<S>(t);
+      if (dev::scope_rank<S>() == 0) {
+        txq.push();
+        while (txq.wait_completions(t.first() + t.count(), kPollNs) == dev::Status::Timeout && ctx.running()) {
+        }
+      }
+      rxq.release<S>(b);
+      ctx.count_burst(b.count(), burst_bytes);
+    }
+  }
+};
+
+}  // namespace gnio::examples

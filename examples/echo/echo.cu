@@ -1,0 +1,240 @@
+// echo: a persistent kernel swaps the L2/L3/L4 addresses of every packet in
+// place and sends it back, zero-copy from the RX ring.
+//   --mode loop: the host sends frames from --source into one end of an
+//     in-process wire, the kernel echoes on the other end, and the host
+//     checks that every frame came back exactly once, in order, transformed.
+//   --mode pcap: RX from --in, TX to --out (a capture file); --verify then
+//     compares the written capture with the transform computed on the host.
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <cstdio>
+#include <deque>
+
+#include "../common/example.hpp"
+#include "../common/kernels.hpp"
+#include "gnio/gpu_queue.hpp"
+
+using namespace gnio;
+
+namespace {
+
+struct Options {
+  std::string mode = "loop";
+  std::string source = "synthetic:count=100000,size=96-1500,proto=mix,ipv6=mix";
+  std::string in = "pcap:" GNIO_DATA_DIR "/sample.pcap";
+  std::string out = "pcap-out:echo.pcap";
+  std::string gpu = "auto";
+  std::string mem = "gpu";
+  std::string scope = "block";
+  uint32_t block = 128, burst = 64, strides = 8192, stride = 256, txq_depth = 1024, window = 2048;
+  uint32_t timeout_s = 300;
+  bool verify = false, require_gpu = false;
+};
+
+std::vector<uint8_t> transformed(std::vector<uint8_t> f) {
+  dev::swap_addresses(f.data(), static_cast<uint32_t>(f.size()));
+  return f;
+}
+
+struct Pipeline {
+  EthRxq rxq;
+  EthTxq txq;
+  GpuRxq grxq;
+  GpuTxq gtxq;
+  PersistentKernel kernel;
+};
+
+Status build(const Options& o, Gpu& gpu, EthDevice& rx_dev, EthDevice& tx_dev, RingMem mem, Scope scope,
+             Pipeline& p) {
+  auto rxq = rx_dev.create_rxq(0);
+  if (!rxq) return rxq.status();
+  p.rxq = std::move(*rxq);
+  for (Status s : {p.rxq.set_num_strides(o.strides), p.rxq.set_stride_size(o.stride),
+                   p.rxq.set_burst_size(o.burst), p.rxq.set_ring_mem(mem), p.rxq.set_gpu(gpu), p.rxq.start()})
+    GNIO_TRY(s);
+  auto txq = tx_dev.create_txq(0);
+  if (!txq) return txq.status();
+  p.txq = std::move(*txq);
+  for (Status s : {p.txq.set_depth(o.txq_depth), p.txq.set_gpu(gpu), p.txq.start()}) GNIO_TRY(s);
+  auto g_rx = GpuRxq::create(gpu, p.rxq);
+  if (!g_rx) return g_rx.status();
+  p.grxq = std::move(*g_rx);
+  auto g_tx = GpuTxq::create(gpu, p.txq);
+  if (!g_tx) return g_tx.status();
+  p.gtxq = std::move(*g_tx);
+  LaunchConfig cfg{1, gpu.emulated() ? 1u : o.block, "echo"};
+  auto k = examples::with_scope(scope, [&]<Scope S>() {
+    return PersistentKernel::launch(gpu, cfg, examples::EchoKernel<S>{p.grxq.handle(), p.gtxq.handle(), o.burst});
+  });
+  if (!k) return k.status();
+  p.kernel = std::move(*k);
+  return Status::ok();
+}
+
+Status teardown(Pipeline& p) {
+  Status s = p.kernel.stop();
+  for (Status t : {p.gtxq.destroy(), p.grxq.destroy(), p.txq.destroy(), p.rxq.destroy()})
+    if (s && !t) s = t;
+  return s;
+}
+
+void print_stats(const Pipeline& p) {
+  auto k = p.kernel.totals();
+  auto r = p.rxq.stats();
+  auto t = p.txq.stats();
+  std::printf("kernel: packets=%llu bursts=%llu again=%llu errors=%llu | rx: packets=%llu rx_missed=%llu | "
+              "tx: packets=%llu completions=%llu errors=%llu\n",
+              (unsigned long long)k.packets, (unsigned long long)k.bursts, (unsigned long long)k.again,
+              (unsigned long long)k.errors, (unsigned long long)r.packets, (unsigned long long)r.rx_missed,
+              (unsigned long long)t.packets, (unsigned long long)t.completions, (unsigned long long)t.errors);
+}
+
+int run_loop(const Options& o, Gpu& gpu, RingMem mem, Scope scope) {
+  const std::string wire = "loop:echo-" + std::to_string(getpid());
+  auto kernel_end = EthDevice::open(wire);
+  if (!kernel_end) return examples::fail(kernel_end.status());
+  auto host_end = EthDevice::open(wire);
+  if (!host_end) return examples::fail(host_end.status());
+  Pipeline p;
+  if (Status s = build(o, gpu, *kernel_end, *kernel_end, mem, scope, p); !s) return examples::fail(s);
+
+  auto src_dev = EthDevice::open(o.source);
+  if (!src_dev) return examples::fail(src_dev.status());
+  auto src = src_dev->create_rxq(0);
+  auto host_tx = host_end->create_txq(0);
+  auto host_rx = host_end->create_rxq(0);
+  if (!src || !host_tx || !host_rx) return examples::fail(!src ? src.status() : !host_tx ? host_tx.status() : host_rx.status());
+  for (Status s : {src->start(), host_tx->start(), host_rx->start()})
+    if (!s) return examples::fail(s);
+
+  std::deque<std::vector<uint8_t>> expected;  // sent, not yet echoed
+  uint64_t sent = 0, echoed = 0, mismatched = 0;
+  std::deque<std::vector<uint8_t>> to_send;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(o.timeout_s);
+  while (true) {
+    if (to_send.empty() && !src->at_end()) {
+      auto frames = src->host_receive(256);
+      if (!frames) return examples::fail(frames.status());
+      for (auto& f : *frames) to_send.push_back(std::move(f.data));
+    }
+    while (!to_send.empty() && expected.size() < o.window) {
+      std::span<const uint8_t> one(to_send.front());
+      auto n = host_tx->host_send(std::span(&one, 1));
+      if (!n) return examples::fail(n.status());
+      if (*n == 0) break;
+      expected.push_back(transformed(std::move(to_send.front())));
+      to_send.pop_front();
+      ++sent;
+    }
+    auto back = host_rx->host_receive(256);
+    if (!back) return examples::fail(back.status());
+    for (auto& f : *back) {
+      if (expected.empty() || f.data != expected.front()) {
+        ++mismatched;
+      } else {
+        expected.pop_front();
+      }
+      ++echoed;
+    }
+    if (to_send.empty() && src->at_end() && expected.empty()) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::fprintf(stderr, "FAIL: timeout with %zu frames not echoed\n", expected.size());
+      print_stats(p);
+      return 1;
+    }
+    if (back->empty()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  print_stats(p);
+  if (Status s = teardown(p); !s) return examples::fail(s);
+  std::printf("echo loop: sent=%llu echoed=%llu mismatched=%llu -> %s\n", (unsigned long long)sent,
+              (unsigned long long)echoed, (unsigned long long)mismatched,
+              sent == echoed && mismatched == 0 ? "EXACTLY-ONCE" : "FAIL");
+  return sent == echoed && mismatched == 0 ? 0 : 1;
+}
+
+Result<std::vector<std::vector<uint8_t>>> read_all(const std::string& spec) {
+  auto d = EthDevice::open(spec);
+  if (!d) return d.status();
+  auto q = d->create_rxq(0);
+  if (!q) return q.status();
+  GNIO_TRY(q->start());
+  std::vector<std::vector<uint8_t>> all;
+  while (!q->at_end()) {
+    auto f = q->host_receive(256);
+    if (!f) return f.status();
+    for (auto& x : *f) all.push_back(std::move(x.data));
+  }
+  return all;
+}
+
+int run_pcap(const Options& o, Gpu& gpu, RingMem mem, Scope scope) {
+  auto rx_dev = EthDevice::open(o.in);
+  if (!rx_dev) return examples::fail(rx_dev.status());
+  auto tx_dev = EthDevice::open(o.out);
+  if (!tx_dev) return examples::fail(tx_dev.status());
+  Pipeline p;
+  if (Status s = build(o, gpu, *rx_dev, *tx_dev, mem, scope, p); !s) return examples::fail(s);
+  Status waited = examples::wait_until(
+      [&] { return p.rxq.at_end() && p.txq.stats().completions == p.rxq.stats().packets; },
+      std::chrono::seconds(o.timeout_s), "echoing every packet", p.kernel);
+  print_stats(p);
+  if (!waited) return examples::fail(waited);
+  if (Status s = teardown(p); !s) return examples::fail(s);
+  if (Status s = p.rxq.source_status(); !s) return examples::fail(s);
+  if (!o.verify) return 0;
+
+  const std::string out_file = o.out.substr(o.out.find(':') + 1);
+  auto in = read_all(o.in);
+  auto out = read_all("pcap:" + out_file);
+  if (!in) return examples::fail(in.status());
+  if (!out) return examples::fail(out.status());
+  uint64_t equal = 0;
+  for (size_t i = 0; i < std::min(in->size(), out->size()); ++i) equal += transformed((*in)[i]) == (*out)[i];
+  const bool ok = in->size() == out->size() && equal == in->size();
+  std::printf("pcap round trip: in=%zu out=%zu byte-equal=%llu -> %s\n", in->size(), out->size(),
+              (unsigned long long)equal, ok ? "MATCH" : "MISMATCH");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"echo: swap addresses in place on the GPU and send every packet back"};
+  app.add_option("--mode", o.mode, "loop (in-process wire, host verifies) or pcap (--in to --out)")
+      ->check(CLI::IsMember({"loop", "pcap"}))
+      ->capture_default_str();
+  app.add_option("--source", o.source, "loop mode: RX spec the host sends from")->capture_default_str();
+  app.add_option("--in", o.in, "pcap mode: RX spec")->capture_default_str();
+  app.add_option("--out", o.out, "pcap mode: TX spec (pcap-out:FILE)")->capture_default_str();
+  app.add_option("--gpu", o.gpu, "PCIe bus id, auto (falls back to cpu) or cpu")->capture_default_str();
+  app.add_option("--mem", o.mem, "RX ring memory: gpu or host")->capture_default_str();
+  app.add_option("--scope", o.scope, "thread, warp or block")->capture_default_str();
+  app.add_option("--block", o.block, "threads per block")->capture_default_str();
+  app.add_option("--burst", o.burst, "packets per receive")->capture_default_str();
+  app.add_option("--strides", o.strides, "RX ring strides")->capture_default_str();
+  app.add_option("--stride-size", o.stride, "bytes per stride")->capture_default_str();
+  app.add_option("--txq-depth", o.txq_depth, "TX descriptors")->capture_default_str();
+  app.add_option("--window", o.window, "loop mode: frames in flight")->capture_default_str();
+  app.add_option("--timeout", o.timeout_s, "seconds before giving up")->capture_default_str();
+  app.add_flag("--verify", o.verify, "pcap mode: compare the output capture with the host transform");
+  app.add_flag("--require-gpu", o.require_gpu, "with --gpu auto: exit 77 (skip) instead of falling back to cpu");
+  CLI11_PARSE(app, argc, argv);
+
+  auto scope = examples::parse_scope(o.scope);
+  auto mem = examples::parse_mem(o.mem);
+  if (!scope || !mem) {
+    std::fprintf(stderr, "error: --scope must be thread|warp|block and --mem gpu|host\n");
+    return 2;
+  }
+  auto gpu = examples::open_gpu(o.gpu, o.require_gpu);
+  if (!gpu) {
+    if (o.require_gpu && o.gpu == "auto") {
+      std::printf("SKIP: %s\n", gpu.status().message().c_str());
+      return examples::kExitSkip;
+    }
+    return examples::fail(gpu.status());
+  }
+  return o.mode == "loop" ? run_loop(o, *gpu, *mem, *scope) : run_pcap(o, *gpu, *mem, *scope);
+}
