@@ -6,9 +6,6 @@
 
 #include "gnio/dev/config.hpp"
 
-#if !GNIO_DEVICE_PASS
-#include <cuda/std/cstdint>
-#endif
 
 namespace gnio::dev {
 
@@ -18,12 +15,13 @@ struct EmulatedThread {
   uint32_t grid_dim = 1;
 };
 inline thread_local EmulatedThread emulated_thread;
+#endif
 
 // Lets a spinning CPU thread give the core to the NIC engine (the emulated
 // device usually has fewer cores than threads that want them).
 void host_backoff(uint32_t spins) noexcept;
+// CLOCK_REALTIME in nanoseconds: the clock send times are given in.
 uint64_t host_now_ns() noexcept;
-#endif
 
 GNIO_HD GNIO_FORCEINLINE uint32_t thread_index() {
 #if GNIO_DEVICE_PASS

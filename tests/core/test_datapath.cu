@@ -1,0 +1,336 @@
+// The device API end to end through persistent kernels, on the device named
+// by GNIO_TEST_GPU (the emulated device by default): ring wrap-around at
+// every scope and ring memory, TX with Again and drain, wait-on-time,
+// semaphores, stop with a stalled kernel, and teardown while a kernel runs.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <tuple>
+
+#include "../../examples/common/example.hpp"
+#include "../../examples/common/kernels.hpp"
+#include "gnio/dev/semaphore.hpp"
+#include "gnio/gpu_queue.hpp"
+#include "gnio/persistent_kernel.hpp"
+#include "test_support.hpp"
+
+using namespace gnio;
+using gnio::test::eventually;
+
+namespace {
+
+// Ignores its exit flag until *release is set: a stand-in for a kernel stuck
+// on a queue that never drains. Its heartbeat does not move while stuck.
+struct StuckKernel {
+  uint32_t* release;
+  GNIO_HD void operator()(const dev::KernelCtx&) const {
+    for (uint32_t spins = 0; dev::load_acquire(release) == 0; ++spins) dev::backoff(spins);
+  }
+};
+
+struct IdleKernel {
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    for (uint32_t spins = 0; ctx.running(); ++spins) {
+      ctx.heartbeat();
+      dev::backoff(spins);
+    }
+  }
+};
+
+// Sends n frames written into the staging slots: frame i carries i in its
+// first 8 bytes and (i + j) & 0xff after. send_times[i] != 0 holds frame i.
+struct StagedSendKernel {
+  dev::Txq txq;
+  uint32_t n;
+  uint32_t size;
+  const uint64_t* send_times;
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    for (uint32_t i = 0; i < n && ctx.running(); ++i) {
+      dev::TxBatch b = txq.reserve<Scope::Thread>(1);
+      while (b.status() == dev::Status::Again && ctx.running()) {
+        ctx.count_again();
+        txq.wait_completions(txq.completed() + 1, 100000);
+        b = txq.reserve<Scope::Thread>(1);
+      }
+      if (b.status() != dev::Status::Success) return;
+      uint8_t* p = b.staging(0);
+      for (uint32_t j = 0; j < 8; ++j) p[j] = static_cast<uint8_t>(static_cast<uint64_t>(i) >> (8 * j));
+      for (uint32_t j = 8; j < size; ++j) p[j] = static_cast<uint8_t>(i + j);
+      b.set_staged(0, size, send_times ? send_times[i] : 0);
+      txq.commit<Scope::Thread>(b);
+      txq.push();
+      ctx.count_burst(1, size);
+    }
+    while (ctx.running()) ctx.heartbeat();
+  }
+};
+
+// Reserves the whole ring without committing (the engine cannot complete
+// anything), then one more: that one must be Again. Then commits, pushes,
+// drains, and reserves again: Success.
+struct ReserveAllKernel {
+  dev::Txq txq;
+  int32_t* results;  // [0]: status of the extra reserve, [1]: after drain, [2]: drain status
+  GNIO_HD void operator()(const dev::KernelCtx&) const {
+    const uint32_t depth = txq.depth();
+    dev::TxBatch all = txq.reserve<Scope::Thread>(depth);
+    dev::TxBatch extra = txq.reserve<Scope::Thread>(1);
+    results[0] = static_cast<int32_t>(extra.status());
+    for (uint32_t i = 0; i < all.count(); ++i) {
+      all.staging(i)[0] = static_cast<uint8_t>(i);
+      all.set_staged(i, 64);
+    }
+    txq.commit<Scope::Thread>(all);
+    txq.push();
+    results[2] = static_cast<int32_t>(txq.wait_completions(all.first() + all.count(), 5000000000ull));
+    results[1] = static_cast<int32_t>(txq.reserve<Scope::Thread>(1).status());
+  }
+};
+
+struct SemaphoreKernel {
+  dev::Semaphore sem;
+  GNIO_HD void operator()(const dev::KernelCtx&) const {
+    for (uint32_t i = 0; i < sem.count(); ++i) {
+      uint64_t v = 7ull * i + 1;
+      std::memcpy(sem.payload(i), &v, sizeof(v));
+      sem.set_status(i, dev::SemStatus::Ready);
+    }
+    for (uint32_t spins = 0; sem.get_status(0) != dev::SemStatus::Exit; ++spins) dev::backoff(spins);
+  }
+};
+
+uint32_t block_for(const Gpu& gpu, Scope s) { return gpu.emulated() || s == Scope::Thread ? 1 : 64; }
+
+Result<examples::ReceiveTotals> host_totals(const std::string& spec) {
+  auto d = EthDevice::open(spec);
+  if (!d) return d.status();
+  auto q = d->create_rxq(0);
+  GNIO_TRY(q->start());
+  examples::ReceiveTotals t{};
+  while (!q->at_end()) {
+    auto f = q->host_receive(256);
+    if (!f) return f.status();
+    for (auto& x : *f) {
+      ++t.packets;
+      t.bytes += x.data.size();
+      t.checksum += dev::fnv1a64(x.data.data(), x.data.size());
+    }
+  }
+  return t;
+}
+
+class WrapAround : public ::testing::TestWithParam<std::tuple<Scope, RingMem>> {};
+
+TEST_P(WrapAround, EveryPacketOnceThroughASmallRing) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  const auto [scope, mem] = GetParam();
+  // 64 strides of 256 bytes; frames of 64..1500 bytes take 1..6 strides, so
+  // the ring wraps ~100 times and packets straddle its end.
+  const std::string spec = "synthetic:count=20000,size=96-1500,proto=mix,ipv6=mix,seed=7";
+  auto dev = EthDevice::open(spec);
+  ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
+  auto q = dev->create_rxq(0);
+  for (Status s : {q->set_num_strides(64), q->set_stride_size(256), q->set_max_packet_size(1500),
+                   q->set_burst_size(16), q->set_ring_mem(mem), q->set_gpu(gpu), q->start()})
+    ASSERT_TRUE(s) << s.to_string();
+  auto h = GpuRxq::create(gpu, *q);
+  ASSERT_TRUE(h.has_value());
+  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::CpuGpu);
+  ASSERT_TRUE(totals.has_value());
+  auto* t_dev = static_cast<examples::ReceiveTotals*>(totals->device_ptr());
+  auto k = examples::with_scope(scope, [&]<Scope S>() {
+    return PersistentKernel::launch(gpu, {1, block_for(gpu, S), "wrap"}, examples::ReceiveKernel<S>{h->handle(), t_dev, 16});
+  });
+  ASSERT_TRUE(k.has_value()) << k.status().to_string();
+  EXPECT_TRUE(eventually([&] { return q->at_end(); }, std::chrono::seconds(60)));
+  ASSERT_TRUE(k->stop());
+  const auto got = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
+  auto want = host_totals(spec);
+  ASSERT_TRUE(want.has_value());
+  EXPECT_EQ(got.packets, 20000u);
+  EXPECT_EQ(got.packets, want->packets);
+  EXPECT_EQ(got.bytes, want->bytes);
+  EXPECT_EQ(got.checksum, want->checksum);
+  EXPECT_EQ(got.bad_release, 0u);
+  EXPECT_EQ(q->stats().rx_missed, 0u);
+  EXPECT_EQ(q->stats().released, 20000u);
+  EXPECT_EQ(k->totals().packets, 20000u);  // per-block counters agree with the kernel's own sums
+}
+
+std::string wrap_name(const ::testing::TestParamInfo<std::tuple<Scope, RingMem>>& info) {
+  static const char* const kScopes[] = {"thread", "warp", "block"};
+  return std::string(kScopes[static_cast<int>(std::get<0>(info.param))]) +
+         (std::get<1>(info.param) == RingMem::Gpu ? "_mem_gpu" : "_mem_host");
+}
+
+INSTANTIATE_TEST_SUITE_P(ScopesAndMemory, WrapAround,
+                         ::testing::Combine(::testing::Values(Scope::Thread, Scope::Warp, Scope::Block),
+                                            ::testing::Values(RingMem::Gpu, RingMem::Host)),
+                         wrap_name);
+
+TEST(PersistentKernel, StopReportsStalledBlocksInsteadOfHanging) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  auto flag = gpu.alloc(sizeof(uint32_t), MemKind::CpuGpu);
+  ASSERT_TRUE(flag.has_value());
+  auto k = PersistentKernel::launch(gpu, {2, 1, "stuck"}, StuckKernel{static_cast<uint32_t*>(flag->device_ptr())});
+  ASSERT_TRUE(k.has_value()) << k.status().to_string();
+  Status s = k->stop(std::chrono::milliseconds(200));
+  EXPECT_EQ(s.code(), Errc::Timeout);
+  EXPECT_TRUE(s.message().find("2 of 2 blocks") != std::string::npos) << s.message();
+  EXPECT_TRUE(s.message().find("[0,1]") != std::string::npos) << s.message();
+  EXPECT_TRUE(k->running());
+  dev::store_release(static_cast<uint32_t*>(flag->host_ptr()), 1u);
+  EXPECT_TRUE(k->stop());
+  EXPECT_FALSE(k->running());
+  for (const auto& c : k->counters()) EXPECT_EQ(c.exited, 1u);
+}
+
+TEST(PersistentKernel, HeartbeatMovesAndHandlesCannotGoWhileItRuns) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  auto dev = EthDevice::open("synthetic:count=10");
+  auto q = dev->create_rxq(0);
+  ASSERT_TRUE(q->set_gpu(gpu));
+  ASSERT_TRUE(q->start());
+  auto h = GpuRxq::create(gpu, *q);
+  ASSERT_TRUE(h.has_value());
+  auto k = PersistentKernel::launch(gpu, {1, 1, "idle"}, IdleKernel{});
+  ASSERT_TRUE(k.has_value());
+  EXPECT_TRUE(eventually([&] { return k->counters()[0].heartbeat > 10; }));
+  EXPECT_TRUE(k->stalled_blocks(std::chrono::milliseconds(50)).empty());
+  Status hs = h->destroy();
+  EXPECT_EQ(hs.code(), Errc::BadState);
+  EXPECT_TRUE(hs.message().find("kernel") != std::string::npos);
+  EXPECT_EQ(gpu.close().code(), Errc::BadState);
+  ASSERT_TRUE(k->stop());
+  EXPECT_TRUE(h->destroy());
+  EXPECT_TRUE(q->destroy());
+  EXPECT_TRUE(gpu.close());
+}
+
+struct LoopPair {
+  EthDevice kernel_end, host_end;
+  EthTxq txq;
+  EthRxq host_rx;
+};
+
+void open_loop(const std::string& name, Gpu& gpu, uint32_t depth, LoopPair& p) {
+  auto a = EthDevice::open("loop:" + name);
+  auto b = EthDevice::open("loop:" + name);
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  p.kernel_end = std::move(*a);
+  p.host_end = std::move(*b);
+  auto txq = p.kernel_end.create_txq(0);
+  ASSERT_TRUE(txq.has_value());
+  p.txq = std::move(*txq);
+  ASSERT_TRUE(p.txq.set_depth(depth));
+  ASSERT_TRUE(p.txq.set_gpu(gpu));
+  ASSERT_TRUE(p.txq.start());
+  auto rx = p.host_end.create_rxq(0);
+  ASSERT_TRUE(rx.has_value());
+  p.host_rx = std::move(*rx);
+  ASSERT_TRUE(p.host_rx.start());
+}
+
+std::vector<HostFrame> receive_n(EthRxq& q, size_t n) {
+  std::vector<HostFrame> out;
+  gnio::test::eventually([&] {
+    auto f = q.host_receive(256);
+    if (f)
+      for (auto& x : *f) out.push_back(std::move(x));
+    return out.size() >= n;
+  });
+  return out;
+}
+
+TEST(Tx, StagedSendsArriveInOrderExactlyOnceThroughASmallRing) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  LoopPair p;
+  open_loop("tx-staged-" + gpu.bus_id(), gpu, 16, p);
+  auto h = GpuTxq::create(gpu, p.txq);
+  ASSERT_TRUE(h.has_value());
+  const uint32_t n = 5000, size = 200;
+  auto k = PersistentKernel::launch(gpu, {1, 1, "staged"}, StagedSendKernel{h->handle(), n, size, nullptr});
+  ASSERT_TRUE(k.has_value()) << k.status().to_string();
+  auto frames = receive_n(p.host_rx, n);
+  ASSERT_TRUE(k->stop());
+  ASSERT_EQ(frames.size(), n);
+  for (uint32_t i = 0; i < n; ++i) {
+    ASSERT_EQ(frames[i].data.size(), size);
+    uint64_t seq = 0;
+    for (uint32_t j = 0; j < 8; ++j) seq |= static_cast<uint64_t>(frames[i].data[j]) << (8 * j);
+    ASSERT_EQ(seq, i);
+    ASSERT_EQ(frames[i].data[size - 1], static_cast<uint8_t>(i + size - 1));
+  }
+  EXPECT_EQ(p.txq.stats().packets, n);
+  EXPECT_EQ(p.txq.stats().completions, n);
+  EXPECT_EQ(p.txq.stats().errors, 0u);
+  EXPECT_EQ(k->totals().packets, n);
+}
+
+TEST(Tx, FullRingIsAgainAndDrainingClearsIt) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  LoopPair p;
+  open_loop("tx-again-" + gpu.bus_id(), gpu, 32, p);
+  auto h = GpuTxq::create(gpu, p.txq);
+  auto results = gpu.alloc(4 * sizeof(int32_t), MemKind::CpuGpu);
+  ASSERT_TRUE(h.has_value() && results.has_value());
+  auto* r = static_cast<int32_t*>(results->host_ptr());
+  r[0] = r[1] = r[2] = -1;
+  auto k = PersistentKernel::launch(gpu, {1, 1, "again"},
+                                    ReserveAllKernel{h->handle(), static_cast<int32_t*>(results->device_ptr())});
+  ASSERT_TRUE(k.has_value());
+  auto frames = receive_n(p.host_rx, 32);
+  ASSERT_TRUE(k->stop());
+  EXPECT_EQ(r[0], static_cast<int32_t>(dev::Status::Again));
+  EXPECT_EQ(r[2], static_cast<int32_t>(dev::Status::Success));
+  EXPECT_EQ(r[1], static_cast<int32_t>(dev::Status::Success));
+  ASSERT_EQ(frames.size(), 32u);
+  for (uint32_t i = 0; i < 32; ++i) EXPECT_EQ(frames[i].data[0], i);
+}
+
+TEST(Tx, WaitOnTimeHoldsEachPacketUntilItsSendTime) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  LoopPair p;
+  open_loop("tx-time-" + gpu.bus_id(), gpu, 16, p);
+  ASSERT_EQ(p.txq.type(), TxqType::Regular);
+  auto h = GpuTxq::create(gpu, p.txq);
+  auto times = gpu.alloc(3 * sizeof(uint64_t), MemKind::CpuGpu);
+  ASSERT_TRUE(h.has_value() && times.has_value());
+  auto* t = static_cast<uint64_t*>(times->host_ptr());
+  const uint64_t start = dev::host_now_ns();
+  t[0] = 0;
+  t[1] = start + 40'000'000;  // +40 ms
+  t[2] = start + 80'000'000;  // +80 ms
+  auto k = PersistentKernel::launch(gpu, {1, 1, "timed"},
+                                    StagedSendKernel{h->handle(), 3, 64, static_cast<uint64_t*>(times->device_ptr())});
+  ASSERT_TRUE(k.has_value());
+  auto frames = receive_n(p.host_rx, 3);
+  ASSERT_TRUE(k->stop());
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_GE(frames[1].timestamp_ns, t[1]);
+  EXPECT_GE(frames[2].timestamp_ns, t[2]);
+  EXPECT_LT(frames[0].timestamp_ns, t[1]);
+  EXPECT_EQ(p.txq.stats().waited_on_time, 2u);
+}
+
+TEST(Semaphore, KernelPublishesItemsTheHostPolls) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  auto sem = GpuSemaphore::create(gpu, 8, 16);
+  ASSERT_TRUE(sem.has_value());
+  EXPECT_EQ(sem->status(3), dev::SemStatus::Free);
+  auto k = PersistentKernel::launch(gpu, {1, 1, "sem"}, SemaphoreKernel{sem->handle()});
+  ASSERT_TRUE(k.has_value());
+  for (uint32_t i = 0; i < 8; ++i) {
+    ASSERT_TRUE(sem->wait(i, dev::SemStatus::Ready, 5000));
+    uint64_t v = 0;
+    std::memcpy(&v, sem->payload(i), sizeof(v));
+    EXPECT_EQ(v, 7ull * i + 1);
+  }
+  Status late = sem->wait(0, dev::SemStatus::Done, 10);
+  EXPECT_EQ(late.code(), Errc::Timeout);
+  sem->set_status(0, dev::SemStatus::Exit);
+  EXPECT_TRUE(k->stop());
+  EXPECT_TRUE(sem->destroy());
+}
+
+}  // namespace
