@@ -1,0 +1,82 @@
+// What the backend drivers share: their open functions (dispatched by
+// open_backend), the wall clock, rate pacing and a per-burst frame arena.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "backends/backend.hpp"
+
+namespace gnio::backend {
+
+Result<std::unique_ptr<Backend>> open_pcap(std::string_view spec);
+Result<std::unique_ptr<Backend>> open_pcap_out(std::string_view spec);
+Result<std::unique_ptr<Backend>> open_synthetic(std::string_view spec);
+Result<std::unique_ptr<Backend>> open_loop(std::string_view spec);
+
+// Every backend's frame limit: the largest jumbo frame NICs commonly take.
+inline constexpr uint32_t kMaxFrameSize = 9216;
+// Upper bound of the pps= options (a 100 GbE wire of 64-byte frames).
+inline constexpr double kMaxPps = 200e6;
+
+inline uint64_t realtime_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+// Releases a stream of frames at a fixed rate: frame i of the stream is due
+// i / pps seconds after the first call to due(). Thread-safe.
+class Pacer {
+ public:
+  explicit Pacer(double pps) : pps_(pps) {}
+
+  // How many frames of the stream are due by now.
+  uint64_t due() {
+    std::call_once(started_, [this] { start_ = std::chrono::steady_clock::now(); });
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    return static_cast<uint64_t>(elapsed * pps_) + 1;
+  }
+
+ private:
+  double pps_;
+  std::once_flag started_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Copies of the frames of one rx burst, kept until the next burst on the
+// same queue (the lifetime RxFrame::data promises).
+class FrameArena {
+ public:
+  void clear() {
+    bytes_.clear();
+    offsets_.clear();
+  }
+  void add(const uint8_t* data, uint32_t len) {
+    offsets_.push_back(bytes_.size());
+    bytes_.insert(bytes_.end(), data, data + len);
+  }
+  // Appends `len` bytes for the caller to fill and returns their offset.
+  size_t append(uint32_t len) {
+    offsets_.push_back(bytes_.size());
+    bytes_.resize(bytes_.size() + len);
+    return offsets_.back();
+  }
+  uint8_t* at(size_t offset) { return bytes_.data() + offset; }
+  // Points out[i].data at the i-th frame added since clear(); call after
+  // the last add (adding may move the bytes).
+  void fix_pointers(std::span<RxFrame> out) {
+    for (size_t i = 0; i < offsets_.size() && i < out.size(); ++i) out[i].data = bytes_.data() + offsets_[i];
+  }
+
+ private:
+  std::vector<uint8_t> bytes_;
+  std::vector<size_t> offsets_;
+};
+
+}  // namespace gnio::backend
