@@ -1,0 +1,126 @@
+// gnio caps: both capability axes for a NIC spec and a GPU, saved as a
+// snapshot or compared with one ("the diff against this baseline is the bug").
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "commands.hpp"
+#include "gnio/capabilities.hpp"
+#include "options.hpp"
+
+namespace gnio::cli {
+
+namespace {
+
+struct CapsOptions {
+  TargetOptions target;
+  bool json = false;
+  std::string save;
+  std::string diff;
+  CLI::Option* nic_opt = nullptr;
+  CLI::Option* gpu_opt = nullptr;
+};
+
+void save_snapshot(const CapabilityReport& r, const std::string& path) {
+  std::ofstream out(path);
+  out << to_json(r) << "\n";
+  if (!out) {
+    std::cerr << "gnio caps: cannot write the snapshot to '" << path
+              << "': check that the directory exists and is writable\n";
+    exit_with(2);
+  }
+}
+
+CapabilityReport load_snapshot(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << "gnio caps: cannot read the baseline '" << path
+              << "': give the file a previous 'gnio caps --save FILE' wrote\n";
+    exit_with(2);
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Result<CapabilityReport> r = capability_report_from_json(ss.str());
+  if (!r) {
+    std::cerr << "gnio caps: baseline '" << path << "': " << r.status().to_string() << "\n";
+    exit_with(2);
+  }
+  return std::move(*r);
+}
+
+void run_diff(const CapsOptions& o) {
+  CapabilityReport before = load_snapshot(o.diff);
+  // By default the live side asks the same question the baseline asked.
+  std::string nic = o.nic_opt->count() > 0 ? o.target.nic : before.nic.spec;
+  std::string gpu = o.gpu_opt->count() > 0 ? o.target.gpu : before.cuda.gpu;
+  CapabilityReport live = discover(nic, gpu);
+  std::vector<CapsChange> changes = diff(before, live);
+  if (!o.save.empty()) save_snapshot(live, o.save);
+
+  if (o.json) {
+    nlohmann::json j{{"schema_version", 1}, {"baseline", o.diff}, {"changes", nlohmann::json::array()}};
+    for (const auto& c : changes) j["changes"].push_back({{"path", c.path}, {"before", c.before}, {"after", c.after}});
+    j["live"] = nlohmann::json::parse(to_json(live, -1));
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "Baseline " << o.diff << " (gnio " << before.gnio_version << ") against the live state (nic '"
+              << (nic.empty() ? "none" : nic) << "', gpu '" << gpu << "'):\n";
+    for (const auto& c : changes) std::cout << "  " << c.path << ": " << c.before << " -> " << c.after << "\n";
+    if (changes.empty()) std::cout << "  no difference\n";
+    else
+      std::cout << changes.size() << " difference(s): a NOT_SUPPORTED that the baseline did not have is explained "
+                                     "by these lines\n";
+  }
+  if (!changes.empty()) exit_with(1);
+}
+
+void run_caps(const CapsOptions& o) {
+  if (!o.diff.empty()) return run_diff(o);
+  CapabilityReport r = discover(o.target.nic, o.target.gpu);
+  if (o.json) std::cout << to_json(r) << "\n";
+  else std::cout << format_report(r);
+  if (!o.save.empty()) save_snapshot(r, o.save);
+  // An axis the user named explicitly and that could not be queried is an
+  // error; "--gpu auto" on a host without a GPU is an answer.
+  bool nic_failed = r.nic.state == NicAxis::State::Unavailable;
+  bool gpu_failed = r.cuda.state == CudaAxis::State::Unavailable && o.gpu_opt->count() > 0 && o.target.gpu != "auto";
+  if (nic_failed) std::cerr << "gnio caps: --nic " << o.target.nic << ": " << r.nic.error << "\n";
+  if (gpu_failed) std::cerr << "gnio caps: --gpu " << o.target.gpu << ": " << r.cuda.error << "\n";
+  if (nic_failed || gpu_failed) exit_with(1);
+}
+
+}  // namespace
+
+void add_caps_command(CLI::App& app) {
+  auto o = std::make_shared<CapsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "caps",
+      "Answer 'is feature F supported for queue type T on NIC spec N with GPU G' on both axes: the NIC axis "
+      "(queue types, queues, burst and packet limits, offloads, wait-on-time) and the CUDA axis (compute "
+      "capability, mapped host memory, unified addressing, GPUDirect RDMA, stream memory operations, copy "
+      "engines, memory, PCIe link). Each refusal names the axis and the reason. Save the answer as a baseline "
+      "at configure time and diff against it when a NOT_SUPPORTED appears.");
+  add_target_options(cmd, o->target, false);
+  o->nic_opt = cmd->get_option("--nic");
+  o->gpu_opt = cmd->get_option("--gpu");
+  cmd->add_flag("--json", o->json, "Print JSON (with \"schema_version\") instead of the table");
+  cmd->add_option("--save", o->save, "Also write the report as a JSON snapshot to FILE")->type_name("FILE");
+  cmd->add_option("--diff", o->diff,
+                  "Compare the live state with a saved snapshot (same --nic/--gpu unless given); exit status 1 "
+                  "when anything changed")
+      ->type_name("OLD.json");
+  cmd->footer(
+      "Examples:\n"
+      "  gnio caps --nic synthetic:count=10 --gpu auto     both axes, first CUDA GPU\n"
+      "  gnio caps --nic pcap:data/sample.pcap --gpu cpu   the emulated device\n"
+      "  gnio caps --nic loop: --gpu 0000:06:00.0 --save baseline.json\n"
+      "  gnio caps --diff baseline.json                    what changed since (exit 1 if anything)\n"
+      "  gnio caps --json | jq '.features.gpu_rx'\n"
+      "Exit status: 0, or 1 when a diff is found or a named --nic/--gpu cannot be queried, 2 when a file "
+      "cannot be read or written.");
+  cmd->callback([o] { run_caps(*o); });
+}
+
+}  // namespace gnio::cli

@@ -1,0 +1,37 @@
+// Options several subcommands share: what will be driven (--nic, --gpu,
+// --ring-bytes) and the roots the doctor reads (for debugging and audits).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+#include "gnio/doctor.hpp"
+
+namespace gnio::cli {
+
+struct TargetOptions {
+  std::string nic;
+  std::string gpu = "auto";
+  uint64_t ring_bytes = 0;
+};
+
+struct RootOptions {
+  std::string cuda_root;
+  std::string sys_root;
+  std::string proc_root;
+  std::string pkg_config_path;
+  std::string compat_dir;
+};
+
+void add_target_options(CLI::App* cmd, TargetOptions& t, bool with_ring_bytes);
+void add_root_options(CLI::App* cmd, RootOptions& r);
+
+doctor::Request make_request(const TargetOptions& t);
+// The live machine, with the roots the user overrode.
+doctor::Environment make_environment(const RootOptions& r);
+
+// Ends the subcommand with this exit status (CLI11 turns it into main's).
+[[noreturn]] void exit_with(int code);
+
+}  // namespace gnio::cli

@@ -1,0 +1,50 @@
+// The individual doctor checks and the facts several of them share.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gnio/doctor.hpp"
+
+namespace gnio::doctor::detail {
+
+struct ToolkitInfo {
+  bool root_exists = false;
+  std::string version;  // from the first source that says
+  std::vector<std::pair<std::string, std::string>> sources;  // (where, version)
+  std::string nvcc_error;
+};
+// run_nvcc: also ask bin/nvcc (a child process); the files suffice for the
+// checks that only need the version.
+ToolkitInfo toolkit_info(const Environment& env, bool run_nvcc);
+
+struct DocaVersions {
+  bool pkg_config_missing = false;
+  std::string gpunetio;  // empty: not found
+  std::string common;
+};
+DocaVersions doca_versions(const Environment& env);
+
+// The CUDA device req.gpu names; nullptr with the reason otherwise.
+const CudaDeviceInfo* resolve_gpu(const Environment& env, const Request& req, std::string* why);
+
+CheckResult check_cuda_toolkit(const Environment&, const Request&);
+CheckResult check_cuda_driver(const Environment&, const Request&);
+CheckResult check_cuda_runtime(const Environment&, const Request&);
+CheckResult check_cuda_driver_compat(const Environment&, const Request&);
+CheckResult check_doca_versions(const Environment&, const Request&);
+CheckResult check_doca_cuda(const Environment&, const Request&);
+CheckResult check_cuda_devices(const Environment&, const Request&);
+CheckResult check_cuda_bus_id(const Environment&, const Request&);
+CheckResult check_cuda_set_device(const Environment&, const Request&);
+CheckResult check_gpudirect_peermem(const Environment&, const Request&);
+CheckResult check_gpudirect_dmabuf(const Environment&, const Request&);
+CheckResult check_nic_open(const Environment&, const Request&);
+CheckResult check_host_privileges(const Environment&, const Request&);
+CheckResult check_host_memlock(const Environment&, const Request&);
+CheckResult check_host_hugepages(const Environment&, const Request&);
+CheckResult check_host_iommu(const Environment&, const Request&);
+CheckResult check_host_pcie_placement(const Environment&, const Request&);
+
+}  // namespace gnio::doctor::detail

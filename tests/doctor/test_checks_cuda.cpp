@@ -1,0 +1,320 @@
+// CUDA and DOCA rows of the doctor against fake toolkit roots, /proc files
+// and pkg-config directories.
+#include "fake_host.hpp"
+
+namespace {
+
+using namespace gnio;
+using doctor::Request;
+using doctor::State;
+using gnio::testing::contains;
+using gnio::testing::FakeHost;
+
+bool have_pkg_config() {
+  return std::system("pkg-config --version > /dev/null 2>&1") == 0;
+}
+
+Request cpu_request() {
+  Request r;
+  r.gpu = "cpu";
+  return r;
+}
+
+TEST(Toolkit, PassesWhenAllSourcesAgree) {
+  FakeHost h;
+  h.write("cuda/version.json", R"({"cuda": {"name": "CUDA SDK", "version": "12.4.1"}, "nvcc": {"version": "12.4.131"}})");
+  h.script("cuda/bin/nvcc", "echo 'Cuda compilation tools, release 12.4, V12.4.131'");
+  h.cuda_h(12040);
+  auto r = h.run("cuda.toolkit");
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_TRUE(contains(r.found, "CUDA 12.4.1 at " + h.path("cuda"))) << r.found;
+  EXPECT_TRUE(contains(r.found, "nvcc 12.4.131")) << r.found;
+  EXPECT_TRUE(contains(r.found, "cuda.h 12.4")) << r.found;
+  EXPECT_EQ(r.requirement.empty(), false);
+}
+
+TEST(Toolkit, WarnsOnAMixedInstall) {
+  FakeHost h;
+  h.write("cuda/version.json", R"({"cuda": {"name": "CUDA SDK", "version": "12.6.0"}})");
+  h.script("cuda/bin/nvcc", "echo 'Cuda compilation tools, release 12.4, V12.4.131'");
+  auto r = h.run("cuda.toolkit");
+  EXPECT_EQ(r.state, State::Warn);
+  EXPECT_TRUE(contains(r.found, "partial or mixed install")) << r.found;
+  EXPECT_TRUE(contains(r.found, "version.json 12.6.0, nvcc 12.4.131")) << r.found;
+  EXPECT_TRUE(contains(r.fix, "one release"));
+}
+
+TEST(Toolkit, ReadsVersionTxt) {
+  FakeHost h;
+  h.write("cuda/version.txt", "CUDA Version 11.8.89\n");
+  h.script("cuda/bin/nvcc", "echo 'Cuda compilation tools, release 11.8, V11.8.89'");
+  auto r = h.run("cuda.toolkit");
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_TRUE(contains(r.found, "version.txt 11.8.89"));
+}
+
+TEST(Toolkit, FailsWhenMissing) {
+  FakeHost h;
+  h.env.cuda_root.clear();
+  auto r = h.run("cuda.toolkit");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "no CUDA toolkit found")) << r.found;
+  EXPECT_TRUE(contains(r.fix, "--cuda-root"));
+  EXPECT_EQ(h.run("cuda.toolkit", cpu_request()).state, State::Skip);
+
+  h.env.cuda_root = h.path("nowhere");
+  r = h.run("cuda.toolkit");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, h.path("nowhere") + " does not exist")) << r.found;
+
+  h.env.cuda_root = h.path("cuda");
+  r = h.run("cuda.toolkit");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "has no version.json, version.txt")) << r.found;
+}
+
+TEST(Toolkit, BrokenNvccIsReported) {
+  FakeHost h;
+  h.cuda_h(13000);
+  h.script("cuda/bin/nvcc", "echo 'error while loading shared libraries' >&2; exit 127");
+  auto r = h.run("cuda.toolkit");
+  EXPECT_EQ(r.state, State::Warn);
+  EXPECT_TRUE(contains(r.found, "--version printed no release (exit 127)")) << r.found;
+}
+
+TEST(Driver, PassesWithModuleAndLibrary) {
+  FakeHost h;
+  h.nvidia_driver("580.65.06");
+  auto r = h.run("cuda.driver");
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_EQ(r.found, "kernel module 580.65.06, CUDA driver API 13.0");
+}
+
+TEST(Driver, FailsWithoutDriver) {
+  FakeHost h;
+  h.env.cuda.runtime.driver_version = 0;
+  h.env.cuda.runtime.error = "cudaGetDeviceCount failed: cudaErrorInsufficientDriver";
+  auto r = h.run("cuda.driver");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "no NVIDIA driver: " + h.path("proc") + "/driver/nvidia/version is absent")) << r.found;
+  EXPECT_TRUE(contains(r.found, "cudaErrorInsufficientDriver"));
+  EXPECT_TRUE(contains(r.fix, "--gpu cpu"));
+  EXPECT_EQ(h.run("cuda.driver", cpu_request()).state, State::Skip);
+}
+
+TEST(Driver, FailsWhenOnlyTheKernelModuleIsThere) {
+  FakeHost h;
+  h.nvidia_driver("550.54.14", false);
+  h.env.cuda.runtime.driver_version = 0;
+  auto r = h.run("cuda.driver");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "kernel module 550.54.14 is loaded but the CUDA driver library is not usable")) << r.found;
+  EXPECT_TRUE(contains(r.fix, "libcuda.so.1"));
+}
+
+TEST(Runtime, NewerMajorThanDriverFails) {
+  FakeHost h;
+  h.env.cuda.runtime.runtime_version = 13000;
+  h.env.cuda.runtime.driver_version = 12080;
+  auto r = h.run("cuda.runtime");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "runtime 13.0, driver supports CUDA 12.8")) << r.found;
+
+  h.env.cuda.runtime.runtime_version = 12060;
+  h.env.cuda.runtime.driver_version = 12040;
+  r = h.run("cuda.runtime");
+  EXPECT_EQ(r.state, State::Warn);
+  EXPECT_TRUE(contains(r.found, "minor-version compatibility")) << r.found;
+
+  h.env.cuda.runtime.driver_version = 13000;
+  EXPECT_EQ(h.run("cuda.runtime").state, State::Pass);
+
+  h.env.cuda.built_with_cuda = false;
+  r = h.run("cuda.runtime");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "built without CUDA"));
+}
+
+TEST(DriverCompat, ToolkitNewerThanDriverFailsWithTheMinimum) {
+  FakeHost h;
+  h.cuda_h(13000);
+  h.nvidia_driver("570.124.06");
+  h.env.cuda.runtime.driver_version = 12080;
+  auto r = h.run("cuda.driver_compat");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "CUDA toolkit 13.0 is newer than the driver supports: it needs driver >= 580 "
+                                "(>= 580.65.06 for full support)"))
+      << r.found;
+  EXPECT_TRUE(contains(r.found, "found driver 570.124.06 (fully supports CUDA <= 12.8)")) << r.found;
+  EXPECT_TRUE(contains(r.fix, "upgrade the NVIDIA driver to >= 580.65.06")) << r.fix;
+  EXPECT_TRUE(contains(r.fix, "CUDA toolkit <= 12.8")) << r.fix;
+}
+
+TEST(DriverCompat, MinorVersionCompatibilityWarns) {
+  FakeHost h;
+  h.cuda_h(12060);
+  h.nvidia_driver("535.104.05");
+  auto r = h.run("cuda.driver_compat");
+  EXPECT_EQ(r.state, State::Warn);
+  EXPECT_TRUE(contains(r.found, "ships with driver 560.28.03")) << r.found;
+  EXPECT_TRUE(contains(r.found, "minor-version compatibility (>= 525.60.13)")) << r.found;
+}
+
+TEST(DriverCompat, MatchingDriverPasses) {
+  FakeHost h;
+  h.cuda_h(12040);
+  h.nvidia_driver("550.54.14");
+  auto r = h.run("cuda.driver_compat");
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_TRUE(contains(r.found, "needs driver >= 550.54.14")) << r.found;
+}
+
+TEST(DriverCompat, FallsBackToTheDriverApiVersion) {
+  FakeHost h;
+  h.cuda_h(13000);
+  h.env.cuda.runtime.driver_version = 12040;
+  auto r = h.run("cuda.driver_compat");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "driver supports CUDA 12.4")) << r.found;
+  h.env.cuda.runtime.driver_version = 0;
+  EXPECT_EQ(h.run("cuda.driver_compat").state, State::Skip);
+}
+
+TEST(DriverCompat, UnlistedToolkitWarns) {
+  FakeHost h;
+  h.cuda_h(14000);
+  h.nvidia_driver("600.10");
+  auto r = h.run("cuda.driver_compat");
+  EXPECT_EQ(r.state, State::Warn);
+  EXPECT_TRUE(contains(r.found, "CUDA toolkit 14.0 is not in the compatibility table")) << r.found;
+}
+
+TEST(Doca, NotInstalledIsSkipped) {
+  if (!have_pkg_config()) GTEST_SKIP() << "pkg-config is not installed";
+  FakeHost h;
+  auto r = h.run("doca.versions");
+  EXPECT_EQ(r.state, State::Skip);
+  EXPECT_TRUE(contains(r.found, "DOCA not installed")) << r.found;
+  EXPECT_TRUE(contains(r.found, "gnio's own backends do not need DOCA")) << r.found;
+  EXPECT_EQ(h.run("doca.cuda").state, State::Skip);
+}
+
+TEST(Doca, MismatchedVersionsFail) {
+  if (!have_pkg_config()) GTEST_SKIP() << "pkg-config is not installed";
+  FakeHost h;
+  h.pc_file("doca-gpunetio", "2.9.0");
+  h.pc_file("doca-common", "2.8.0");
+  auto r = h.run("doca.versions");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "doca-gpunetio 2.9.0 != doca-common 2.8.0")) << r.found;
+  EXPECT_TRUE(contains(r.fix, "one DOCA release"));
+}
+
+TEST(Doca, PartialInstallFails) {
+  if (!have_pkg_config()) GTEST_SKIP() << "pkg-config is not installed";
+  FakeHost h;
+  h.pc_file("doca-common", "2.9.0");
+  auto r = h.run("doca.versions");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "partial DOCA install: doca-common 2.9.0 found but doca-gpunetio not")) << r.found;
+}
+
+TEST(Doca, MatchingVersionsPass) {
+  if (!have_pkg_config()) GTEST_SKIP() << "pkg-config is not installed";
+  FakeHost h;
+  h.pc_file("doca-gpunetio", "2.9.0");
+  h.pc_file("doca-common", "2.9.0");
+  auto r = h.run("doca.versions");
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_EQ(r.found, "doca-gpunetio 2.9.0 == doca-common 2.9.0");
+}
+
+TEST(Doca, CudaOutsideTheDocaRangeFails) {
+  if (!have_pkg_config()) GTEST_SKIP() << "pkg-config is not installed";
+  FakeHost h;
+  h.pc_file("doca-gpunetio", "2.9.0");
+  h.pc_file("doca-common", "2.9.0");
+  h.cuda_h(13000);
+  auto r = h.run("doca.cuda");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "DOCA 2.9.0 supports CUDA >= 12.0 and < 13.0 but the CUDA toolkit is 13.0")) << r.found;
+
+  h.cuda_h(12040);
+  r = h.run("doca.cuda");
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+}
+
+TEST(Doca, UnlistedDocaWarnsAndMissingToolkitFails) {
+  if (!have_pkg_config()) GTEST_SKIP() << "pkg-config is not installed";
+  FakeHost h;
+  h.pc_file("doca-gpunetio", "3.1.0");
+  h.pc_file("doca-common", "3.1.0");
+  h.cuda_h(13000);
+  auto r = h.run("doca.cuda");
+  EXPECT_EQ(r.state, State::Warn);
+  EXPECT_TRUE(contains(r.found, "DOCA 3.1.0 has no row")) << r.found;
+  EXPECT_TRUE(contains(r.fix, "doca-compatibility-policy"));
+
+  h.env.cuda_root.clear();
+  r = h.run("doca.cuda");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "no CUDA toolkit was found: a partial install")) << r.found;
+}
+
+TEST(Doca, MissingPkgConfigIsSkipped) {
+  FakeHost h;
+  h.env.pkg_config = h.path("no-such-pkg-config");
+  auto r = h.run("doca.versions");
+  EXPECT_EQ(r.state, State::Skip);
+  EXPECT_TRUE(contains(r.found, "cannot be run")) << r.found;
+}
+
+TEST(Devices, ListsThemOrSaysWhyNot) {
+  FakeHost h;
+  auto r = h.run("cuda.devices");
+  EXPECT_EQ(r.state, State::Pass);
+  EXPECT_EQ(r.found, "1 device(s): #0 0000:06:00.0 Fake GPU (cc 9.0)");
+
+  h.env.cuda.devices.clear();
+  h.env.cuda.runtime.error = "cudaGetDeviceCount failed: cudaErrorNoDevice";
+  r = h.run("cuda.devices");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_EQ(r.found, "no CUDA device: cudaGetDeviceCount failed: cudaErrorNoDevice");
+  EXPECT_EQ(h.run("cuda.bus_id").state, State::Skip);
+  EXPECT_EQ(h.run("cuda.set_device").state, State::Skip);
+  EXPECT_EQ(h.run("cuda.devices", cpu_request()).state, State::Skip);
+}
+
+TEST(BusId, ResolvesAgainstDevicesAndSysfs) {
+  FakeHost h;
+  Request req;
+  req.gpu = "00000000:06:00.0";
+  auto r = h.run("cuda.bus_id", req);
+  EXPECT_EQ(r.state, State::Warn);
+  EXPECT_TRUE(contains(r.found, "0000:06:00.0 is missing")) << r.found;
+
+  h.mkdir("sys/bus/pci/devices/0000:06:00.0");
+  r = h.run("cuda.bus_id", req);
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_TRUE(contains(r.found, "CUDA device #0 0000:06:00.0 (Fake GPU)"));
+
+  req.gpu = "0000:07:00.0";
+  r = h.run("cuda.bus_id", req);
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "bus id 0000:07:00.0 matches none of the CUDA devices (0000:06:00.0)")) << r.found;
+}
+
+TEST(SetDevice, ReportsTheRuntimeError) {
+  FakeHost h;
+  EXPECT_EQ(h.run("cuda.set_device").state, State::Pass);
+  h.env.cuda.set_device = [](int ordinal) {
+    return Status(Errc::Driver, Layer::Cuda,
+                  "cudaSetDevice failed: cudaErrorDevicesUnavailable (ordinal " + std::to_string(ordinal) + ")");
+  };
+  auto r = h.run("cuda.set_device");
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "cudaSetDevice(0) for 0000:06:00.0: cudaSetDevice failed: cudaErrorDevicesUnavailable"))
+      << r.found;
+}
+
+}  // namespace
