@@ -95,6 +95,7 @@ class [[nodiscard]] Result {
     return std::move(std::get<0>(v_));
   }
   T& operator*() & { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
   T* operator->() { return &value(); }
 
   // The error; Status::ok() when there is a value.

@@ -1,0 +1,258 @@
+// packet_processing: the reference application. One persistent kernel per
+// GPU receives every packet, classifies it in place (IPv4/IPv6, UDP, TCP,
+// ICMP, DNS, HTTP, checksum state) and answers ICMP/ICMPv6 echo requests by
+// turning them into replies in the RX ring and sending them zero-copy
+// through a TX queue. Progress reaches the host through a semaphore while
+// the kernel runs; --verify recounts on the host and fails on a difference.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "../common/example.hpp"
+#include "../common/kernels.hpp"
+#include "classify.hpp"
+#include "gnio/dev/kernel.hpp"
+#include "gnio/dev/rxq.hpp"
+#include "gnio/dev/semaphore.hpp"
+#include "gnio/dev/txq.hpp"
+#include "gnio/gpu_queue.hpp"
+
+using namespace gnio;
+using examples::TrafficCounters;
+
+namespace {
+
+struct Progress {
+  uint64_t bursts;
+  uint64_t packets;
+};
+
+template <Scope S>
+struct PacketProcessingKernel {
+  dev::Rxq rxq;
+  dev::Txq txq;
+  bool reply;
+  TrafficCounters* totals;  // pinned host memory, added to once per thread at exit
+  dev::Semaphore progress;  // Progress items, published every kProgressEvery bursts
+  uint32_t burst;
+  static constexpr uint64_t kProgressEvery = 64;
+
+  // Sends one reply, draining completions while the ring is full (Again);
+  // returns the descriptor index to wait for, or ~0 when stopping.
+  GNIO_HD uint64_t send_reply(const dev::KernelCtx& ctx, const dev::Packet& p) const {
+    dev::TxBatch t = txq.reserve<Scope::Thread>(1);
+    while (t.status() == dev::Status::Again) {
+      ctx.count_again();
+      if (!ctx.running()) return ~0ull;
+      txq.wait_completions(txq.completed() + 1, examples::kPollNs);
+      t = txq.reserve<Scope::Thread>(1);
+    }
+    t.set(0, p.data(), p.size());
+    txq.commit<Scope::Thread>(t);
+    txq.push();
+    return t.first() + 1;
+  }
+
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    TrafficCounters local{};
+    uint64_t bursts = 0, packets = 0;
+    while (dev::scope_all<S>(ctx.running())) {
+      ctx.heartbeat();
+      dev::RxBurst b = rxq.receive<S>(burst, examples::kPollNs);
+      if (b.count() == 0) continue;
+      uint64_t wait_for = 0;
+      for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
+        dev::Packet p = b[i];
+        if (examples::account(p.data(), p.size(), local) && reply &&
+            dev::swap_addresses(p.data(), p.size()) == dev::HeaderStatus::Ok)
+          wait_for = send_reply(ctx, p);
+      }
+      // The engine reads replies from the ring: release only after they left.
+      if (wait_for != 0 && wait_for != ~0ull)
+        while (txq.wait_completions(wait_for, examples::kPollNs) == dev::Status::Timeout && ctx.running()) {
+        }
+      rxq.release<S>(b);
+      ctx.count_burst(b.count(), 0);
+      ++bursts;
+      packets += b.count();
+      if (dev::scope_rank<S>() == 0 && bursts % kProgressEvery == 0) {
+        const uint32_t item = static_cast<uint32_t>(bursts / kProgressEvery);
+        if (progress.get_status(item) == dev::SemStatus::Free) {  // never block the datapath on the host
+          Progress pr{bursts, packets};
+          const uint8_t* src = reinterpret_cast<const uint8_t*>(&pr);
+          for (uint32_t k = 0; k < sizeof(pr); ++k) progress.payload(item)[k] = src[k];
+          progress.set_status(item, dev::SemStatus::Ready);
+        }
+      }
+    }
+    local.publish_to(totals);
+  }
+};
+
+struct Options {
+  std::string nic = "pcap:" GNIO_DATA_DIR "/sample.pcap";
+  std::string reply_out;
+  std::string gpu = "auto";
+  std::string mem = "gpu";
+  std::string scope = "block";
+  uint32_t block = 256, burst = 64, strides = 16384, stride = 2048;
+  uint32_t timeout_s = 300;
+  bool verify = false, require_gpu = false, quiet = false;
+};
+
+Result<TrafficCounters> host_reference(const std::string& spec) {
+  auto d = EthDevice::open(spec);
+  if (!d) return d.status();
+  auto q = d->create_rxq(0);
+  if (!q) return q.status();
+  GNIO_TRY(q->start());
+  TrafficCounters c{};
+  while (!q->at_end()) {
+    auto f = q->host_receive(256);
+    if (!f) return f.status();
+    for (auto& x : *f) examples::account(x.data.data(), static_cast<uint32_t>(x.data.size()), c);
+  }
+  return c;
+}
+
+void print_counters(const char* title, const TrafficCounters& c) {
+  std::printf("%s\n", title);
+  std::printf("  packets %llu  bytes %llu\n", (unsigned long long)c.packets, (unsigned long long)c.bytes);
+  std::printf("  ipv4 %llu  ipv6 %llu  udp %llu  tcp %llu  icmp %llu  other %llu\n", (unsigned long long)c.ipv4,
+              (unsigned long long)c.ipv6, (unsigned long long)c.udp, (unsigned long long)c.tcp,
+              (unsigned long long)c.icmp, (unsigned long long)c.other);
+  std::printf("  dns %llu  http %llu  echo requests %llu  bad L3 csum %llu  bad L4 csum %llu\n",
+              (unsigned long long)c.dns, (unsigned long long)c.http, (unsigned long long)c.echo_requests,
+              (unsigned long long)c.l3_csum_bad, (unsigned long long)c.l4_csum_bad);
+}
+
+int run(const Options& o) {
+  auto scope = examples::parse_scope(o.scope);
+  auto mem = examples::parse_mem(o.mem);
+  if (!scope || !mem) {
+    std::fprintf(stderr, "error: --scope must be thread|warp|block and --mem gpu|host\n");
+    return 2;
+  }
+  auto gpu = examples::open_gpu(o.gpu, o.require_gpu);
+  if (!gpu) {
+    if (o.require_gpu && o.gpu == "auto") {
+      std::printf("SKIP: %s\n", gpu.status().message().c_str());
+      return examples::kExitSkip;
+    }
+    return examples::fail(gpu.status());
+  }
+  std::printf("packet_processing: %s on %s (%s), ring mem=%s, scope=%s\n", o.nic.c_str(), gpu->bus_id().c_str(),
+              gpu->info().name.c_str(), o.mem.c_str(), o.scope.c_str());
+
+  // Layer 1 first: the Ethernet queues, configured and started.
+  auto rx_dev = EthDevice::open(o.nic);
+  if (!rx_dev) return examples::fail(rx_dev.status());
+  const bool reply = !o.reply_out.empty();
+  auto tx_dev = EthDevice::open(reply ? o.reply_out : "loop:");
+  if (!tx_dev) return examples::fail(tx_dev.status());
+  auto rxq = rx_dev->create_rxq(0);
+  auto txq = tx_dev->create_txq(0);
+  if (!rxq) return examples::fail(rxq.status());
+  if (!txq) return examples::fail(txq.status());
+  for (Status s : {rxq->set_num_strides(o.strides), rxq->set_stride_size(o.stride), rxq->set_burst_size(o.burst),
+                   rxq->set_ring_mem(*mem), rxq->set_gpu(*gpu), rxq->start(), txq->set_depth(1024),
+                   txq->set_gpu(*gpu), txq->start()})
+    if (!s) return examples::fail(s);
+  // Layer 3 on top: GPU handles of the started queues.
+  auto grxq = GpuRxq::create(*gpu, *rxq);
+  if (!grxq) return examples::fail(grxq.status());
+  auto gtxq = GpuTxq::create(*gpu, *txq);
+  if (!gtxq) return examples::fail(gtxq.status());
+  auto progress = GpuSemaphore::create(*gpu, 16, sizeof(Progress));
+  if (!progress) return examples::fail(progress.status());
+  auto totals = gpu->alloc(sizeof(TrafficCounters), MemKind::CpuGpu);
+  if (!totals) return examples::fail(totals.status());
+
+  const auto start = std::chrono::steady_clock::now();
+  LaunchConfig cfg{1, gpu->emulated() ? 1u : o.block, "packet_processing"};
+  auto kernel = examples::with_scope(*scope, [&]<Scope S>() {
+    return PersistentKernel::launch(*gpu, cfg,
+                                    PacketProcessingKernel<S>{grxq->handle(), gtxq->handle(), reply,
+                                                              static_cast<TrafficCounters*>(totals->device_ptr()),
+                                                              progress->handle(), o.burst});
+  });
+  if (!kernel) return examples::fail(kernel.status());
+
+  uint32_t next_item = 1;
+  Status waited = examples::wait_until(
+      [&] {
+        for (; progress->status(next_item) == dev::SemStatus::Ready; ++next_item) {
+          Progress pr;
+          std::memcpy(&pr, progress->payload(next_item), sizeof(pr));
+          if (!o.quiet)
+            std::printf("  progress: %llu bursts, %llu packets\n", (unsigned long long)pr.bursts,
+                        (unsigned long long)pr.packets);
+          progress->set_status(next_item, dev::SemStatus::Free);
+        }
+        return rxq->at_end();
+      },
+      std::chrono::seconds(o.timeout_s), "processing every packet", *kernel);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Status stopped = kernel->stop();
+  if (!waited) return examples::fail(waited);
+  if (!stopped) return examples::fail(stopped);
+  if (Status s = rxq->source_status(); !s) return examples::fail(s);
+
+  const TrafficCounters got = *static_cast<const TrafficCounters*>(totals->host_ptr());
+  print_counters("GPU counters:", got);
+  const RxqStats rs = rxq->stats();
+  const TxqStats ts = txq->stats();
+  const KernelTotals kt = kernel->totals();
+  std::printf("  rx: packets %llu rx_missed %llu bursts %llu | tx: replies sent %llu errors %llu | kernel: "
+              "bursts %llu again %llu\n",
+              (unsigned long long)rs.packets, (unsigned long long)rs.rx_missed, (unsigned long long)rs.bursts,
+              (unsigned long long)ts.packets, (unsigned long long)ts.errors, (unsigned long long)kt.bursts,
+              (unsigned long long)kt.again);
+  std::printf("  %.3f s, %.3f Mpps\n", seconds, got.packets / seconds / 1e6);
+
+  int rc = 0;
+  if (reply && ts.packets != got.echo_requests) {
+    std::fprintf(stderr, "FAIL: %llu echo requests but %llu replies sent\n", (unsigned long long)got.echo_requests,
+                 (unsigned long long)ts.packets);
+    rc = 1;
+  }
+  if (o.verify) {
+    auto ref = host_reference(o.nic);
+    if (!ref) return examples::fail(ref.status());
+    const bool same = std::memcmp(&*ref, &got, sizeof(got)) == 0;
+    if (!same) print_counters("host reference:", *ref);
+    std::printf("host reference -> %s\n", same ? "MATCH" : "MISMATCH");
+    if (!same) rc = 1;
+  }
+  for (Status s : {progress->destroy(), gtxq->destroy(), grxq->destroy(), txq->destroy(), rxq->destroy()})
+    if (!s) return examples::fail(s);
+  return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{
+      "packet_processing: the reference gnio application. A persistent kernel classifies every packet in place\n"
+      "and answers ICMP echo requests zero-copy from the RX ring."};
+  app.add_option("--nic", o.nic, "RX spec: pcap:FILE[,loop=N][,pps=R], synthetic:..., loop:NAME")
+      ->capture_default_str();
+  app.add_option("--reply-out", o.reply_out, "TX spec for echo replies, e.g. pcap-out:replies.pcap (off when empty)");
+  app.add_option("--gpu", o.gpu, "PCIe bus id, auto (first CUDA device, else the emulated device) or cpu")
+      ->capture_default_str();
+  app.add_option("--mem", o.mem, "RX ring memory: gpu (device, staged copies) or host (pinned, mapped)")
+      ->capture_default_str();
+  app.add_option("--scope", o.scope, "receive scope: thread, warp or block")->capture_default_str();
+  app.add_option("--block", o.block, "threads per block")->capture_default_str();
+  app.add_option("--burst", o.burst, "packets per receive")->capture_default_str();
+  app.add_option("--strides", o.strides, "RX ring strides")->capture_default_str();
+  app.add_option("--stride-size", o.stride, "bytes per stride")->capture_default_str();
+  app.add_option("--timeout", o.timeout_s, "seconds to wait for the source to drain")->capture_default_str();
+  app.add_flag("--verify", o.verify, "recount on the host and fail on any difference");
+  app.add_flag("--quiet", o.quiet, "no progress lines");
+  app.add_flag("--require-gpu", o.require_gpu, "with --gpu auto: exit 77 (skip) instead of falling back to cpu");
+  app.footer("Example: packet_processing --nic pcap:data/sample.pcap --reply-out pcap-out:/tmp/replies.pcap --verify");
+  CLI11_PARSE(app, argc, argv);
+  return run(o);
+}
