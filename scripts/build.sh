@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Configures and builds gnio with a CMake preset (default: "default").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset=${1:-default}
+export PATH=/usr/local/cuda/bin:$PATH
+scripts/bootstrap.sh
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset"
