@@ -96,12 +96,7 @@ void run_caps(const CapsOptions& o) {
 void add_caps_command(CLI::App& app) {
   auto o = std::make_shared<CapsOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "caps",
-      "Answer 'is feature F supported for queue type T on NIC spec N with GPU G' on both axes: the NIC axis "
-      "(queue types, queues, burst and packet limits, offloads, wait-on-time) and the CUDA axis (compute "
-      "capability, mapped host memory, unified addressing, GPUDirect RDMA, stream memory operations, copy "
-      "engines, memory, PCIe link). Each refusal names the axis and the reason. Save the answer as a baseline "
-      "at configure time and diff against it when a NOT_SUPPORTED appears.");
+      "caps", "Which features a NIC spec and a GPU support, on both capability axes; snapshots and diffs");
   add_target_options(cmd, o->target, false);
   o->nic_opt = cmd->get_option("--nic");
   o->gpu_opt = cmd->get_option("--gpu");
@@ -112,6 +107,12 @@ void add_caps_command(CLI::App& app) {
                   "when anything changed")
       ->type_name("OLD.json");
   cmd->footer(
+      "Answers 'is feature F supported for queue type T on NIC spec N with GPU G' on both axes: the NIC axis\n"
+      "(queue types, queues, burst and packet limits, offloads, wait-on-time) and the CUDA axis (compute\n"
+      "capability >= 8.0, mapped host memory, unified addressing, GPUDirect RDMA, stream memory operations,\n"
+      "copy engines, memory, PCIe link). Each refusal names the axis and the reason. Features: gpu_rx, gpu_tx,\n"
+      "tx_wait_on_time, rx_ring_mem_gpu, rx_ring_mem_host, gpudirect_rdma, persistent_kernel. Save the answer\n"
+      "at configure time; when a NOT_SUPPORTED appears later, the diff against that baseline is the bug.\n\n"
       "Examples:\n"
       "  gnio caps --nic synthetic:count=10 --gpu auto     both axes, first CUDA GPU\n"
       "  gnio caps --nic pcap:data/sample.pcap --gpu cpu   the emulated device\n"

@@ -50,11 +50,7 @@ void run_diagnose(const DiagnoseOptions& o) {
 void add_diagnose_command(CLI::App& app) {
   auto o = std::make_shared<DiagnoseOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "diagnose",
-      "Explain an error code as gnio surfaces it (where it shows up, the likely causes, what to check, whether "
-      "a retry can help) and run the doctor checks that tell its causes apart; NOT_SUPPORTED also evaluates "
-      "both capability axes. Every gnio error message ends with 'see: gnio diagnose NAME'. Exit status 0, or 1 "
-      "when one of the checks FAILs, or 2 for an unknown name.");
+      "diagnose", "Explain an error code (NOT_SUPPORTED, DRIVER, ...) and run the checks that tell its causes apart");
   cmd->add_option("name", o->name, "Error name (" + valid_error_names() + "), any case, or its numeric code")
       ->required()
       ->type_name("NAME");
@@ -62,6 +58,10 @@ void add_diagnose_command(CLI::App& app) {
   add_root_options(cmd, o->roots);
   cmd->add_flag("--json", o->json, "Print the diagnosis as JSON");
   cmd->footer(
+      "Prints the taxonomy row of the code as gnio surfaces it (where it shows up, the likely causes, what to\n"
+      "check, whether a retry can help), then runs the doctor checks that tell its causes apart; NOT_SUPPORTED\n"
+      "also evaluates both capability axes. Every gnio error message ends with 'see: gnio diagnose NAME'.\n"
+      "Exit status 0, or 1 when one of the checks FAILs, or 2 for an unknown name.\n\n"
       "Examples:\n"
       "  gnio diagnose DRIVER                 toolkit/driver/DOCA version checks\n"
       "  gnio diagnose not_supported --nic synthetic:count=10 --gpu auto\n"

@@ -29,16 +29,17 @@ void run_doctor(const DoctorOptions& o) {
 void add_doctor_command(CLI::App& app) {
   auto o = std::make_shared<DoctorOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "doctor",
-      "Walk the environment-precondition matrix: CUDA toolkit, driver and runtime versions and their "
-      "compatibility, DOCA versions (where installed), CUDA devices and the requested GPU, GPUDirect kernel "
-      "support (nvidia_peermem, dma-buf), the NIC spec, privileges, memlock, hugepages, IOMMU and PCIe "
-      "placement. One row per check: what must be true, what was found, PASS/WARN/FAIL/SKIP and the fix. "
-      "Exit status 0 when no check FAILs, 1 otherwise.");
+      "doctor", "Check every environment precondition: PASS/WARN/FAIL/SKIP with the fix; exit 1 on any FAIL");
   add_target_options(cmd, o->target, true);
   add_root_options(cmd, o->roots);
   cmd->add_flag("--json", o->json, "Print the checks as JSON (schema_version 1) instead of the table");
   cmd->footer(
+      "Walks the environment-precondition matrix: CUDA toolkit, driver and runtime versions and their\n"
+      "compatibility (data/compat/cuda_driver.json), DOCA versions and DOCA/CUDA compatibility where DOCA is\n"
+      "installed (data/compat/doca_cuda.json), CUDA devices and the requested GPU, GPUDirect kernel support\n"
+      "(nvidia_peermem, dma-buf), the NIC spec, privileges, memlock, hugepages, IOMMU and PCIe placement.\n"
+      "One row per check: what must be true, what was found, the state and the fix. Exit status 0 when no\n"
+      "check FAILs, 1 otherwise.\n\n"
       "Examples:\n"
       "  gnio doctor                                   the whole matrix for the first GPU\n"
       "  gnio doctor --gpu 0000:06:00.0 --nic afxdp:eth1 --ring-bytes 256m\n"

@@ -133,6 +133,10 @@ CudaAxis query_cuda_axis(std::string_view gpu);
 // axis that cannot be queried is reported Unavailable with the reason.
 CapabilityReport discover(std::string_view nic_spec, std::string_view gpu);
 
+// The one-call question: is feature f (for its queue type, feature_queue)
+// supported on NIC spec nic_spec with GPU gpu? Both axes, with reasons.
+FeatureVerdict query_feature(Feature f, std::string_view nic_spec, std::string_view gpu);
+
 // The NotSupported status for a feature the report refuses, with Axis set
 // to the refusing axis and a message naming the axis, the reason and the
 // fix; Status::ok() when both axes support the feature.

@@ -286,11 +286,14 @@ FeatureVerdict evaluate(Feature f, const NicAxis& nic, const CudaAxis& cuda) {
   if (f == Feature::GpuDirectRdma && cuda.state == CudaAxis::State::Device) {
     v.notes.push_back("GPUDirect RDMA also needs the nvidia_peermem module (or dma-buf) on the host: "
                       "`gnio doctor` checks it");
-    v.notes.push_back("cudaDevAttrGPUDirectRDMAWritesOrdering=" +
-                      std::to_string(cuda.device.gpudirect_rdma_writes_ordering) +
-                      (cuda.device.gpudirect_rdma_writes_ordering == 0
-                           ? " (NIC writes need a flush before the GPU may consume them)"
-                           : " (NIC writes are ordered for GPU consumers)"));
+    const int order = cuda.device.gpudirect_rdma_writes_ordering;
+    // cudaGPUDirectRDMAWritesOrdering: None = 0, Owner = 100, AllDevices = 200.
+    v.notes.push_back("cudaDevAttrGPUDirectRDMAWritesOrdering=" + std::to_string(order) +
+                      (order >= 200   ? " (NIC writes are ordered for consumers on any CUDA device)"
+                       : order >= 100 ? " (NIC writes are ordered for this GPU's own consumers; other GPUs need "
+                                        "cudaFlushGPUDirectRDMAWrites)"
+                                      : " (NIC writes need cudaFlushGPUDirectRDMAWrites before a kernel consumes "
+                                        "them)"));
   }
   if (f == Feature::RxRingMemGpu && cuda.state == CudaAxis::State::Device && !cuda.device.stream_mem_ops)
     v.notes.push_back("CU_STREAM_WAIT_VALUE_NOR is not supported on this device (not needed for the ring)");

@@ -30,4 +30,8 @@ CapabilityReport discover(std::string_view nic_spec, std::string_view gpu) {
   return evaluate_all(query_nic_axis(nic_spec), query_cuda_axis(gpu));
 }
 
+FeatureVerdict query_feature(Feature f, std::string_view nic_spec, std::string_view gpu) {
+  return evaluate(f, query_nic_axis(nic_spec), query_cuda_axis(gpu));
+}
+
 }  // namespace gnio

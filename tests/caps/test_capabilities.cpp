@@ -248,4 +248,18 @@ TEST(Capabilities, ReportTableNamesAxesAndReasons) {
   EXPECT_NE(t.find("persistent_kernel [cuda axis, no]"), std::string::npos) << t;
 }
 
+// The wrapper opens a real queue spec; the emulated device needs no GPU.
+TEST(Capabilities, QueryFeatureOpensTheSpec) {
+  FeatureVerdict rx = query_feature(Feature::GpuRx, "synthetic:count=1", "cpu");
+  EXPECT_EQ(rx.nic.verdict, Verdict::Yes) << rx.nic.reason;
+  EXPECT_EQ(rx.cuda.verdict, Verdict::Yes);
+  FeatureVerdict bad = query_feature(Feature::GpuRx, "nonsense:", "cpu");
+  EXPECT_EQ(bad.nic.verdict, Verdict::Unknown);
+  EXPECT_NE(bad.nic.reason.find("'nonsense:' could not be opened"), std::string::npos) << bad.nic.reason;
+  CapabilityReport r = discover("synthetic:count=1", "cpu");
+  EXPECT_EQ(r.nic.state, NicAxis::State::Queried);
+  EXPECT_EQ(r.nic.caps.driver, "synthetic");
+  EXPECT_EQ(r.cuda.state, CudaAxis::State::Emulated);
+}
+
 }  // namespace
