@@ -64,7 +64,7 @@ Row persistent_rx(Gpu& gpu, const std::string& spec, RingMem mem, Scope scope, u
       return r;
     }
   auto h = GpuRxq::create(gpu, *q);
-  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::CpuGpu);
+  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
   if (!h || !totals) return r;
   auto* t_dev = static_cast<examples::ReceiveTotals*>(totals->device_ptr());
   const auto start = Clock::now();

@@ -10,7 +10,7 @@ configure_package_config_file(cmake/gnioConfig.cmake.in
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/gnioConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gnioConfig.cmake
-  ${CMAKE_CURRENT_BINARY_DIR}/gnioConfigVersion.cmake
+  ${CMAKE_CURRENT_BINARY_DIR}/gnioConfigVersion.cmake ${CMAKE_CURRENT_SOURCE_DIR}/cmake/GnioPcap.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/gnio)
 configure_file(cmake/gnio.pc.in ${CMAKE_CURRENT_BINARY_DIR}/gnio.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gnio.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

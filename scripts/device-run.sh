@@ -25,17 +25,17 @@ cmake --build build-dev -j"$jobs" >"$OUT/build.log" 2>&1 || { grep -E "error|Err
 echo "build ok"
 
 if [ "$what" = all ] || [ "$what" = test ]; then
-  ctest --test-dir build-dev -L gpu -j4 --output-on-failure >"$OUT/ctest-gpu.log" 2>&1
+  timeout 300 ctest --test-dir build-dev -L gpu -j4 --timeout 240 --output-on-failure >"$OUT/ctest-gpu.log" 2>&1
   grep -E "tests passed|tests failed|Failed|\(Failed\)|Timeout|\(Skipped\)" "$OUT/ctest-gpu.log" | tail -25
-  ctest --test-dir build-dev -L cpu -j"$jobs" --output-on-failure >"$OUT/ctest-cpu.log" 2>&1
+  timeout 120 ctest --test-dir build-dev -L cpu -j"$jobs" --timeout 100 --output-on-failure >"$OUT/ctest-cpu.log" 2>&1
   grep -E "tests passed|tests failed|\(Failed\)" "$OUT/ctest-cpu.log" | tail -10
   sample="pcap:$PWD/data/sample.pcap"
   {
     for mem in gpu host; do
-      compute-sanitizer --tool memcheck --error-exitcode 9 build-dev/examples/echo --gpu auto --require-gpu \
+      timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 build-dev/examples/echo --timeout 60 --gpu auto --require-gpu \
         --mode pcap --mem $mem --in "$sample" --out pcap-out:/tmp/san-echo-$mem.pcap --verify
       echo "memcheck echo mem=$mem rc=$?"
-      compute-sanitizer --tool memcheck --error-exitcode 9 build-dev/examples/simple_receive --gpu auto \
+      timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 build-dev/examples/simple_receive --timeout 60 --gpu auto \
         --require-gpu --mem $mem --scope warp --nic "$sample" --verify
       echo "memcheck simple_receive mem=$mem rc=$?"
     done
@@ -48,7 +48,7 @@ if [ "$what" = all ] || [ "$what" = test ]; then
 fi
 
 if [ "$what" = all ] || [ "$what" = bench ]; then
-  build-dev/bench/gnio_bench --gpu auto --loops 40 --samples 5000 >"$OUT/bench.txt" 2>&1
+  timeout 200 build-dev/bench/gnio_bench --gpu auto --loops ${GNIO_BENCH_LOOPS:-20} --samples 3000 >"$OUT/bench.txt" 2>&1
   echo "bench rc=$?"
   tail -22 "$OUT/bench.txt"
 fi

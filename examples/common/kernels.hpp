@@ -25,7 +25,7 @@ inline constexpr uint64_t kPollNs = 200000;  // 200 us: a stop request is seen w
 template <Scope S>
 struct ReceiveKernel {
   dev::Rxq rxq;
-  ReceiveTotals* totals;  // pinned host memory: written once per thread at exit
+  ReceiveTotals* totals;  // GpuCpu memory (atomics need device memory): added to once per thread at exit
   uint32_t burst;
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {

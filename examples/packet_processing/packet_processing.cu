@@ -32,7 +32,7 @@ struct PacketProcessingKernel {
   dev::Rxq rxq;
   dev::Txq txq;
   bool reply;
-  TrafficCounters* totals;  // pinned host memory, added to once per thread at exit
+  TrafficCounters* totals;  // GpuCpu memory (atomics need device memory), added to once per thread at exit
   dev::Semaphore progress;  // Progress items, published every kProgressEvery bursts
   uint32_t burst;
   static constexpr uint64_t kProgressEvery = 64;
@@ -165,7 +165,7 @@ int run(const Options& o) {
   if (!gtxq) return examples::fail(gtxq.status());
   auto progress = GpuSemaphore::create(*gpu, 16, sizeof(Progress));
   if (!progress) return examples::fail(progress.status());
-  auto totals = gpu->alloc(sizeof(TrafficCounters), MemKind::CpuGpu);
+  auto totals = gpu->alloc(sizeof(TrafficCounters), MemKind::GpuCpu);
   if (!totals) return examples::fail(totals.status());
 
   const auto start = std::chrono::steady_clock::now();

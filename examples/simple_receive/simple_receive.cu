@@ -66,7 +66,7 @@ int run(const Options& o) {
     if (!s) return examples::fail(s);
   auto grxq = GpuRxq::create(*gpu, *rxq);
   if (!grxq) return examples::fail(grxq.status());
-  auto totals_mem = gpu->alloc(sizeof(examples::ReceiveTotals), MemKind::CpuGpu);
+  auto totals_mem = gpu->alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
   if (!totals_mem) return examples::fail(totals_mem.status());
   auto* totals_dev = static_cast<examples::ReceiveTotals*>(totals_mem->device_ptr());
 

@@ -58,7 +58,10 @@ Status TxEngine::allocate() {
   dev_ring_.producer = reinterpret_cast<uint64_t*>(dev_base);
   dev_ring_.completed = reinterpret_cast<uint64_t*>(dev_base + 128);
   dev_ring_.errors = reinterpret_cast<uint64_t*>(dev_base + 256);
-  dev_ring_.reserve = static_cast<uint64_t*>(dev_idx_.device_ptr());
+  auto* dev_words = static_cast<uint8_t*>(dev_idx_.device_ptr());
+  dev_ring_.reserve = reinterpret_cast<uint64_t*>(dev_words);
+  dev_ring_.pushed = reinterpret_cast<uint64_t*>(dev_words + 64);
+  dev_ring_.push_lock = reinterpret_cast<uint32_t*>(dev_words + 96);
   dev_ring_.ready = static_cast<uint64_t*>(ready_.device_ptr());
   dev_ring_.desc_mask = depth - 1;
   dev_ring_.slot_size = slot_size_;

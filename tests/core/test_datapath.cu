@@ -135,7 +135,7 @@ TEST_P(WrapAround, EveryPacketOnceThroughASmallRing) {
     ASSERT_TRUE(s) << s.to_string();
   auto h = GpuRxq::create(gpu, *q);
   ASSERT_TRUE(h.has_value());
-  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::CpuGpu);
+  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
   ASSERT_TRUE(totals.has_value());
   auto* t_dev = static_cast<examples::ReceiveTotals*>(totals->device_ptr());
   auto k = examples::with_scope(scope, [&]<Scope S>() {

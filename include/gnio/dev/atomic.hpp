@@ -1,6 +1,11 @@
 // Ring indices shared by the NIC engine (a host thread) and the kernel live
 // in memory both can see; every access goes through cuda::atomic_ref so the
 // same code is correct on the GPU and on the emulated device.
+//
+// Loads and stores may target pinned host memory (system scope). Read-modify-
+// write operations may not: PCIe does not carry the GPU's atomics to host
+// memory, so compare_exchange and fetch_add are for device memory (MemKind
+// Gpu or GpuCpu) and are ordered at device scope.
 #pragma once
 
 #include <cuda/atomic>
@@ -33,14 +38,17 @@ GNIO_HD GNIO_FORCEINLINE void store_relaxed(T* p, T v) {
 }
 
 template <typename T>
+using DeviceRef = cuda::atomic_ref<T, cuda::thread_scope_device>;
+
+template <typename T>
 GNIO_HD GNIO_FORCEINLINE bool compare_exchange(T* p, T& expected, T desired) {
-  return SystemRef<T>(*p).compare_exchange_strong(expected, desired, cuda::std::memory_order_acq_rel,
+  return DeviceRef<T>(*p).compare_exchange_strong(expected, desired, cuda::std::memory_order_acq_rel,
                                                   cuda::std::memory_order_acquire);
 }
 
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE T fetch_add_relaxed(T* p, T v) {
-  return SystemRef<T>(*p).fetch_add(v, cuda::std::memory_order_relaxed);
+  return DeviceRef<T>(*p).fetch_add(v, cuda::std::memory_order_relaxed);
 }
 
 }  // namespace gnio::dev

@@ -52,6 +52,8 @@ struct TxRing {
   uint64_t* completed = nullptr;  // pinned host: descriptors completed by the engine
   uint64_t* errors = nullptr;     // pinned host: completions with an error
   uint64_t* reserve = nullptr;    // device: next descriptor to hand out
+  uint64_t* pushed = nullptr;     // device: the producer index last published
+  uint32_t* push_lock = nullptr;  // device: serialises publications of the producer index
   uint64_t* ready = nullptr;      // device: ready[i & mask] == i + 1 once committed
   uint32_t desc_mask = 0;
   uint32_t slot_size = 0;

@@ -121,14 +121,24 @@ class Txq {
   }
 
   // Rings the doorbell: publishes the producer index over every contiguous
-  // committed descriptor. Returns the new producer index.
+  // committed descriptor. Returns the new producer index. The index lives in
+  // host memory, where the GPU cannot do atomic read-modify-writes, so
+  // publishers take turns through a lock in device memory.
   GNIO_HD uint64_t push() const {
-    for (;;) {
-      uint64_t cur = load_acquire(ring_.producer);
-      uint64_t end = cur;
-      while (load_acquire(&ring_.ready[end & ring_.desc_mask]) == end + 1) ++end;
-      if (end == cur || compare_exchange(ring_.producer, cur, end)) return end;
+    for (uint32_t spins = 0;; ++spins) {
+      uint32_t unlocked = 0;
+      if (compare_exchange(ring_.push_lock, unlocked, 1u)) break;
+      backoff(spins);
     }
+    const uint64_t cur = load_relaxed(ring_.pushed);
+    uint64_t end = cur;
+    while (load_acquire(&ring_.ready[end & ring_.desc_mask]) == end + 1) ++end;
+    if (end != cur) {
+      store_relaxed(ring_.pushed, end);
+      store_release(ring_.producer, end);
+    }
+    store_release(ring_.push_lock, 0u);
+    return end;
   }
 
   // Completions published by the engine (descriptors sent or failed).
