@@ -34,16 +34,18 @@ struct ReceiveKernel {
       ctx.heartbeat();
       dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
       if (b.count() == 0) continue;
-      uint64_t burst_bytes = 0;
+      uint64_t mine = 0, my_bytes = 0;
       for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
         dev::Packet p = b[i];
-        ++packets;
-        bytes += p.size();
-        burst_bytes += p.size();
+        ++mine;
+        my_bytes += p.size();
         checksum += dev::fnv1a64(p.data(), p.size());
       }
+      packets += mine;
+      bytes += my_bytes;
       if (rxq.release<S>(b) != dev::Status::Success) ++bad;
-      ctx.count_burst(b.count(), burst_bytes);
+      ctx.count_packets(mine, my_bytes);
+      ctx.count_burst<S>();
     }
     dev::fetch_add_relaxed(&totals->packets, packets);
     dev::fetch_add_relaxed(&totals->bytes, bytes);
@@ -66,10 +68,11 @@ struct EchoKernel {
       ctx.heartbeat();
       dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
       if (b.count() == 0) continue;
-      uint64_t burst_bytes = 0;
+      uint64_t mine = 0, my_bytes = 0;
       for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
         dev::Packet p = b[i];
-        burst_bytes += p.size();
+        ++mine;
+        my_bytes += p.size();
         if (dev::swap_addresses(p.data(), p.size()) != dev::HeaderStatus::Ok) ctx.count_error();
       }
       dev::TxBatch t = txq.reserve<S>(b.count());
@@ -90,7 +93,8 @@ struct EchoKernel {
         }
       }
       rxq.release<S>(b);
-      ctx.count_burst(b.count(), burst_bytes);
+      ctx.count_packets(mine, my_bytes);
+      ctx.count_burst<S>();
     }
   }
 };

@@ -60,9 +60,11 @@ struct PacketProcessingKernel {
       ctx.heartbeat();
       dev::RxBurst b = rxq.receive<S>(burst, examples::kPollNs);
       if (b.count() == 0) continue;
-      uint64_t wait_for = 0;
+      uint64_t wait_for = 0, mine = 0, my_bytes = 0;
       for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
         dev::Packet p = b[i];
+        ++mine;
+        my_bytes += p.size();
         if (examples::account(p.data(), p.size(), local) && reply &&
             dev::swap_addresses(p.data(), p.size()) == dev::HeaderStatus::Ok)
           wait_for = send_reply(ctx, p);
@@ -72,7 +74,8 @@ struct PacketProcessingKernel {
         while (txq.wait_completions(wait_for, examples::kPollNs) == dev::Status::Timeout && ctx.running()) {
         }
       rxq.release<S>(b);
-      ctx.count_burst(b.count(), 0);
+      ctx.count_packets(mine, my_bytes);
+      ctx.count_burst<S>();
       ++bursts;
       packets += b.count();
       if (dev::scope_rank<S>() == 0 && bursts % kProgressEvery == 0) {

@@ -40,6 +40,8 @@ struct RxqStats {
   uint64_t rx_missed = 0;  // dropped at the "NIC": ring full
   uint64_t released = 0;   // descriptors the consumer released
   uint64_t errors = 0;     // backend errors
+  uint64_t copies = 0;     // host-to-device copies issued (ring mem=gpu)
+  uint64_t publish_ns = 0; // engine time spent publishing bursts (copies + index)
 };
 
 struct TxqStats {

@@ -135,7 +135,8 @@ bool RxEngine::place(const uint8_t* data, uint32_t len, uint64_t ts) {
   const uint64_t start = pos & (nstrides_ - 1);
   const uint64_t offset = start << stride_shift_;
   std::memcpy(write_data_ + offset, data, len);
-  if (staged_) add_range(data_ranges_, offset, len);
+  // Whole strides: consecutive packets then form one range, one copy.
+  if (staged_) add_range(data_ranges_, offset, static_cast<uint64_t>(need) << stride_shift_);
 
   dev::RxDesc& d = write_desc_[pi_ & (ndesc_ - 1)];
   d.len = len;
@@ -156,6 +157,7 @@ bool RxEngine::place(const uint8_t* data, uint32_t len, uint64_t ts) {
 
 Status RxEngine::publish() {
   if (pi_ == published_) return Status::ok();
+  const uint64_t t0 = dev::host_now_ns();
   uint8_t* ring_data = static_cast<uint8_t*>(data_.device_ptr());
   uint8_t* ring_desc = static_cast<uint8_t*>(desc_.device_ptr());
   const uint8_t* stage_desc = reinterpret_cast<const uint8_t*>(write_desc_);
@@ -181,6 +183,8 @@ Status RxEngine::publish() {
   } else {
     dev::store_release(static_cast<uint64_t*>(producer_.host_ptr()), pi_);
   }
+  q_.counters.copies.fetch_add(data_ranges_.size() + desc_ranges.size(), std::memory_order_relaxed);
+  q_.counters.publish_ns.fetch_add(dev::host_now_ns() - t0, std::memory_order_relaxed);
   data_ranges_.clear();
   published_ = pi_;
   published_atomic_.store(pi_);

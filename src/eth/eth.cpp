@@ -273,7 +273,8 @@ QueueState EthRxq::state() const noexcept { return impl_ ? impl_->state : QueueS
 RxqStats EthRxq::stats() const noexcept {
   if (!impl_) return {};
   const auto& c = impl_->counters;
-  return {c.packets.load(), c.bytes.load(), c.bursts.load(), c.rx_missed.load(), c.released.load(), c.errors.load()};
+  return {c.packets.load(),  c.bytes.load(),  c.bursts.load(), c.rx_missed.load(),
+          c.released.load(), c.errors.load(), c.copies.load(), c.publish_ns.load()};
 }
 
 uint32_t EthRxq::num_strides() const noexcept { return impl_ ? impl_->num_strides : 0; }

@@ -23,7 +23,7 @@ struct DeviceImpl {
 };
 
 struct RxqCounters {
-  std::atomic<uint64_t> packets{0}, bytes{0}, bursts{0}, rx_missed{0}, released{0}, errors{0};
+  std::atomic<uint64_t> packets{0}, bytes{0}, bursts{0}, rx_missed{0}, released{0}, errors{0}, copies{0}, publish_ns{0};
 };
 
 struct TxqCounters {

@@ -59,7 +59,8 @@ struct StagedSendKernel {
       b.set_staged(0, size, send_times ? send_times[i] : 0);
       txq.commit<Scope::Thread>(b);
       txq.push();
-      ctx.count_burst(1, size);
+      ctx.count_packets(1, size);
+      ctx.count_burst<Scope::Thread>();
     }
     while (ctx.running()) ctx.heartbeat();
   }

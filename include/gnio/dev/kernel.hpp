@@ -26,34 +26,59 @@ static_assert(sizeof(BlockCounters) == 64);
 class KernelCtx {
  public:
   KernelCtx() = default;
-  // published: pinned host memory the host reads; shadow: device memory the
-  // block reads back, so counting never waits on a PCIe read.
+  // published: pinned host memory the host reads; shadow: device memory
+  // where the counting happens (atomics need device memory), copied to
+  // `published` after every update and once more when the block exits.
   GNIO_HD KernelCtx(const uint32_t* exit_flag, BlockCounters* published, BlockCounters* shadow)
       : exit_flag_(exit_flag), published_(published), shadow_(shadow) {}
 
   // False once the host asked the kernel to stop.
   GNIO_HD bool running() const { return load_relaxed(const_cast<uint32_t*>(exit_flag_)) == 0; }
 
-  // Counter updates are per block: only thread 0 of a block writes.
-  GNIO_HD void heartbeat() const { add(&BlockCounters::heartbeat, 1); }
-  GNIO_HD void count_burst(uint32_t packets, uint64_t bytes) const {
-    add(&BlockCounters::packets, packets);
-    add(&BlockCounters::bytes, bytes);
-    add(&BlockCounters::bursts, 1);
+  // Block liveness: thread 0 of each block beats once per loop iteration.
+  GNIO_HD void heartbeat() const {
+    if (thread_index() == 0) add(&BlockCounters::heartbeat, 1);
+  }
+  // Any thread: the packets and bytes it handled.
+  GNIO_HD void count_packets(uint64_t packets, uint64_t bytes) const {
+    if (packets) add(&BlockCounters::packets, packets);
+    if (bytes) add(&BlockCounters::bytes, bytes);
+  }
+  // Once per burst, by the leader of the scope that received it.
+  template <Scope S>
+  GNIO_HD void count_burst() const {
+    if (scope_rank<S>() == 0) add(&BlockCounters::bursts, 1);
   }
   GNIO_HD void count_again() const { add(&BlockCounters::again, 1); }
   GNIO_HD void count_error() const { add(&BlockCounters::errors, 1); }
   GNIO_HD void count_user(uint64_t v) const { add(&BlockCounters::user, v); }
+
+  // Called by every thread of the block after the kernel body returned.
   GNIO_HD void mark_exited() const {
-    if (thread_index() == 0) store_release(&published_[block_index()].exited, uint64_t{1});
+    sync_block();
+    if (thread_index() != 0) return;
+    const BlockCounters& s = shadow_[block_index()];
+    BlockCounters& p = published_[block_index()];
+    republish(&p.heartbeat, s.heartbeat);
+    republish(&p.packets, s.packets);
+    republish(&p.bytes, s.bytes);
+    republish(&p.bursts, s.bursts);
+    republish(&p.again, s.again);
+    republish(&p.errors, s.errors);
+    republish(&p.user, s.user);
+    store_release(&p.exited, uint64_t{1});
   }
 
  private:
-  GNIO_HD void add(uint64_t BlockCounters::*field, uint64_t v) const {
-    if (thread_index() != 0) return;
-    uint64_t& local = shadow_[block_index()].*field;
-    local += v;
-    store_relaxed(&(published_[block_index()].*field), local);
+  using Field = uint64_t BlockCounters::*;
+
+  GNIO_HD static void republish(uint64_t* published, const uint64_t& shadow) {
+    store_relaxed(published, load_relaxed(const_cast<uint64_t*>(&shadow)));
+  }
+
+  GNIO_HD void add(Field field, uint64_t v) const {
+    const uint64_t now = fetch_add_relaxed(&(shadow_[block_index()].*field), v) + v;
+    store_relaxed(&(published_[block_index()].*field), now);
   }
 
   const uint32_t* exit_flag_ = nullptr;

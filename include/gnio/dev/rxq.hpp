@@ -78,6 +78,7 @@ class Rxq {
       first = __shfl_sync(0xffffffffu, first, 0);
       count = __shfl_sync(0xffffffffu, count, 0);
       st = __shfl_sync(0xffffffffu, st, 0);
+      acquire_ring();
       return RxBurst(ring_, first, count, static_cast<Status>(st));
 #else
       return receive_one(max_pkts, timeout_ns);
@@ -95,6 +96,7 @@ class Rxq {
         st = static_cast<int32_t>(b.status());
       }
       __syncthreads();
+      acquire_ring();
       return RxBurst(ring_, first, count, static_cast<Status>(st));
 #else
       return receive_one(max_pkts, timeout_ns);
@@ -123,6 +125,13 @@ class Rxq {
   GNIO_HD const RxRing& ring() const { return ring_; }
 
  private:
+  // The leader's acquire of the producer index orders its own reads; every
+  // other thread of the scope reads the burst too and needs its own
+  // acquire, or it may see ring bytes cached from the previous lap.
+  GNIO_HD static void acquire_ring() {
+    cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_system);
+  }
+
   GNIO_HD RxBurst receive_one(uint32_t max_pkts, uint64_t timeout_ns) const {
     if (max_pkts == 0) return RxBurst(ring_, 0, 0, Status::InvalidValue);
     uint64_t deadline = 0;
