@@ -31,6 +31,8 @@ struct Row {
   std::string variant;
   uint64_t packets = 0, bytes = 0;
   double seconds = 0;
+  double engine_us_per_burst = 0;  // NIC engine time publishing one burst
+  double copies_per_burst = 0;
   bool ok = false;
   double mpps() const { return seconds > 0 ? packets / seconds / 1e6 : 0; }
   double gbps() const { return seconds > 0 ? bytes * 8.0 / seconds / 1e9 : 0; }
@@ -79,7 +81,12 @@ Row persistent_rx(Gpu& gpu, const std::string& spec, RingMem mem, Scope scope, u
   auto t = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
   r.packets = t.packets;
   r.bytes = t.bytes;
-  r.ok = q->stats().rx_missed == 0 && t.packets == q->stats().packets;
+  const RxqStats st = q->stats();
+  r.ok = st.rx_missed == 0 && t.packets == st.packets;
+  if (st.bursts) {
+    r.engine_us_per_burst = st.publish_ns / 1e3 / st.bursts;
+    r.copies_per_burst = static_cast<double>(st.copies) / st.bursts;
+  }
   h->destroy();
   q->destroy();
   return r;
@@ -234,11 +241,13 @@ int main(int argc, char** argv) {
 
   std::printf("\nmachine: %s\n", machine(*gpu).c_str());
   std::printf("RX: %u x 65536 packets, 96-1500 B, checksummed on the device\n\n", loops);
-  std::printf("| variant | packets | Mpps | Gbit/s | vs baseline | ok |\n|---|---:|---:|---:|---:|---|\n");
+  std::printf("| variant | packets | Mpps | Gbit/s | vs baseline | publish us/burst | copies/burst | ok |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---|\n");
   const double base = rows.empty() ? 0 : rows.front().mpps();
   for (const Row& r : rows)
-    std::printf("| %s | %llu | %.3f | %.2f | %.2fx | %s |\n", r.variant.c_str(), (unsigned long long)r.packets,
-                r.mpps(), r.gbps(), base > 0 ? r.mpps() / base : 0, r.ok ? "yes" : "NO");
+    std::printf("| %s | %llu | %.3f | %.2f | %.2fx | %.1f | %.1f | %s |\n", r.variant.c_str(),
+                (unsigned long long)r.packets, r.mpps(), r.gbps(), base > 0 ? r.mpps() / base : 0,
+                r.engine_us_per_burst, r.copies_per_burst, r.ok ? "yes" : "NO");
 
   std::vector<Latency> lat;
   for (RingMem mem : {RingMem::Host, RingMem::Gpu}) lat.push_back(echo_latency(*gpu, mem, samples));

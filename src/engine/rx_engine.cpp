@@ -74,6 +74,7 @@ Status RxEngine::allocate() {
   dev_ring_.producer = static_cast<uint64_t*>(producer_.device_ptr());
   dev_ring_.consumer = static_cast<uint64_t*>(consumer_.device_ptr());
   dev_ring_.claim = static_cast<uint64_t*>(claim_.device_ptr());
+  dev_ring_.released = static_cast<uint64_t*>(claim_.device_ptr()) + 8;
   dev_ring_.desc_mask = ndesc_ - 1;
   dev_ring_.stride_shift = stride_shift_;
 
@@ -183,7 +184,7 @@ Status RxEngine::publish() {
   } else {
     dev::store_release(static_cast<uint64_t*>(producer_.host_ptr()), pi_);
   }
-  q_.counters.copies.fetch_add(data_ranges_.size() + desc_ranges.size(), std::memory_order_relaxed);
+  if (staged_) q_.counters.copies.fetch_add(data_ranges_.size() + desc_ranges.size(), std::memory_order_relaxed);
   q_.counters.publish_ns.fetch_add(dev::host_now_ns() - t0, std::memory_order_relaxed);
   data_ranges_.clear();
   published_ = pi_;

@@ -27,6 +27,7 @@ struct RxRing {
   uint64_t* producer = nullptr;  // descriptors published by the engine (ring memory)
   uint64_t* consumer = nullptr;  // descriptors released by the kernel (pinned host)
   uint64_t* claim = nullptr;     // next descriptor handed to a receiver (device)
+  uint64_t* released = nullptr;  // device copy of `consumer`: receivers wait on it to release in order
   uint32_t desc_mask = 0;
   uint32_t stride_shift = 0;
 };

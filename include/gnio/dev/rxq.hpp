@@ -153,13 +153,16 @@ class Rxq {
 
   GNIO_HD Status release_one(const RxBurst& b) const {
     if (b.count() == 0) return Status::Success;
+    // Wait for earlier bursts on the device copy (a PCIe read per poll would
+    // be slow), publish to the engine, then let the next receiver go.
     for (uint32_t spins = 0;; ++spins) {
-      uint64_t c = load_acquire(ring_.consumer);
+      uint64_t c = load_acquire(ring_.released);
       if (c == b.first()) break;
       if (c > b.first()) return Status::BadState;  // released twice
       backoff(spins);
     }
     store_release(ring_.consumer, b.first() + b.count());
+    store_release(ring_.released, b.first() + b.count());
     return Status::Success;
   }
 
