@@ -125,12 +125,10 @@ class Rxq {
   GNIO_HD const RxRing& ring() const { return ring_; }
 
  private:
-  // The leader's acquire of the producer index orders its own reads; every
-  // other thread of the scope reads the burst too and needs its own
-  // acquire, or it may see ring bytes cached from the previous lap.
-  GNIO_HD static void acquire_ring() {
-    cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_system);
-  }
+  // The leader's acquire of the producer index orders only its own reads;
+  // every thread of the scope reads the burst, so each acquires the index
+  // itself (already past the burst), or it may see ring bytes of the last lap.
+  GNIO_HD void acquire_ring() const { (void)load_acquire(ring_.producer); }
 
   GNIO_HD RxBurst receive_one(uint32_t max_pkts, uint64_t timeout_ns) const {
     if (max_pkts == 0) return RxBurst(ring_, 0, 0, Status::InvalidValue);

@@ -104,6 +104,9 @@ class Txq {
   // filled its part. Nothing is sent until push().
   template <Scope S>
   GNIO_HD void commit(const TxBatch& b) const {
+    // Each thread's descriptor and payload writes travel to host memory on
+    // their own; each thread fences them before the leader publishes.
+    cuda::atomic_thread_fence(cuda::std::memory_order_release, cuda::thread_scope_system);
     if constexpr (S == Scope::Warp) {
       sync_warp();
       if (lane_index() != 0) return;
@@ -111,9 +114,6 @@ class Txq {
       sync_block();
       if (thread_index() != 0) return;
     }
-    // Descriptor and payload writes must reach the host before the engine
-    // can see the producer index that covers them.
-    cuda::atomic_thread_fence(cuda::std::memory_order_release, cuda::thread_scope_system);
     for (uint32_t i = 0; i < b.count(); ++i) {
       uint64_t idx = b.first() + i;
       store_release(&ring_.ready[idx & ring_.desc_mask], idx + 1);
