@@ -9,10 +9,12 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <variant>
 
 #include "gnio/eth.hpp"
 #include "gnio/gpu.hpp"
 #include "gnio/persistent_kernel.hpp"
+#include "kernels.hpp"
 
 namespace gnio::examples {
 
@@ -45,6 +47,61 @@ inline std::optional<RingMem> parse_mem(const std::string& s) {
   if (s == "gpu") return RingMem::Gpu;
   if (s == "host") return RingMem::Host;
   return std::nullopt;
+}
+
+// What every example starts from: the receive scope, the ring memory and the GPU.
+struct Setup {
+  Scope scope;
+  RingMem mem;
+  Gpu gpu;
+};
+
+// The setup, or the exit code to leave with: 2 for a bad option or a failure,
+// kExitSkip when --require-gpu finds no GPU.
+inline std::variant<Setup, int> setup(const std::string& scope, const std::string& mem, const std::string& gpu_id,
+                                      bool require_gpu) {
+  auto s = parse_scope(scope);
+  auto m = parse_mem(mem);
+  if (!s || !m) {
+    std::fprintf(stderr, "error: --scope must be thread|warp|block (got %s) and --mem gpu|host (got %s)\n",
+                 scope.c_str(), mem.c_str());
+    return 2;
+  }
+  auto gpu = open_gpu(gpu_id, require_gpu);
+  if (gpu) return Setup{*s, *m, std::move(*gpu)};
+  if (require_gpu && gpu_id == "auto") {
+    std::printf("SKIP: %s\n", gpu.status().message().c_str());
+    return kExitSkip;
+  }
+  return fail(gpu.status());
+}
+
+// Calls f(bytes) for every frame of an RX spec, read on the host path: the
+// reference the examples check their GPU results against.
+template <typename F>
+Status for_each_host_frame(const std::string& spec, F&& f) {
+  auto d = EthDevice::open(spec);
+  if (!d) return d.status();
+  auto q = d->create_rxq(0);
+  if (!q) return q.status();
+  GNIO_TRY(q->start());
+  while (!q->at_end()) {
+    auto frames = q->host_receive(256);
+    if (!frames) return frames.status();
+    for (auto& fr : *frames) f(fr.data);
+  }
+  return Status::ok();
+}
+
+// What ReceiveKernel computes, computed on the host.
+inline Result<ReceiveTotals> host_receive_totals(const std::string& spec) {
+  ReceiveTotals t{};
+  GNIO_TRY(for_each_host_frame(spec, [&](const std::vector<uint8_t>& f) {
+    ++t.packets;
+    t.bytes += f.size();
+    t.checksum += dev::fnv1a64(f.data(), f.size());
+  }));
+  return t;
 }
 
 // Calls f.template operator()<S>() for the runtime scope.

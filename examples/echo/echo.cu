@@ -162,17 +162,8 @@ int run_loop(const Options& o, Gpu& gpu, RingMem mem, Scope scope) {
 }
 
 Result<std::vector<std::vector<uint8_t>>> read_all(const std::string& spec) {
-  auto d = EthDevice::open(spec);
-  if (!d) return d.status();
-  auto q = d->create_rxq(0);
-  if (!q) return q.status();
-  GNIO_TRY(q->start());
   std::vector<std::vector<uint8_t>> all;
-  while (!q->at_end()) {
-    auto f = q->host_receive(256);
-    if (!f) return f.status();
-    for (auto& x : *f) all.push_back(std::move(x.data));
-  }
+  GNIO_TRY(examples::for_each_host_frame(spec, [&](std::vector<uint8_t>& f) { all.push_back(std::move(f)); }));
   return all;
 }
 
@@ -235,19 +226,8 @@ int main(int argc, char** argv) {
   app.add_flag("--require-gpu", o.require_gpu, "with --gpu auto: exit 77 (skip) instead of falling back to cpu");
   CLI11_PARSE(app, argc, argv);
 
-  auto scope = examples::parse_scope(o.scope);
-  auto mem = examples::parse_mem(o.mem);
-  if (!scope || !mem) {
-    std::fprintf(stderr, "error: --scope must be thread|warp|block and --mem gpu|host\n");
-    return 2;
-  }
-  auto gpu = examples::open_gpu(o.gpu, o.require_gpu);
-  if (!gpu) {
-    if (o.require_gpu && o.gpu == "auto") {
-      std::printf("SKIP: %s\n", gpu.status().message().c_str());
-      return examples::kExitSkip;
-    }
-    return examples::fail(gpu.status());
-  }
-  return o.mode == "loop" ? run_loop(o, *gpu, *mem, *scope) : run_pcap(o, *gpu, *mem, *scope);
+  auto setup = examples::setup(o.scope, o.mem, o.gpu, o.require_gpu);
+  if (const int* rc = std::get_if<int>(&setup)) return *rc;
+  auto& [scope, mem, gpu] = std::get<examples::Setup>(setup);
+  return o.mode == "loop" ? run_loop(o, gpu, mem, scope) : run_pcap(o, gpu, mem, scope);
 }

@@ -104,17 +104,9 @@ struct Options {
 };
 
 Result<TrafficCounters> host_reference(const std::string& spec) {
-  auto d = EthDevice::open(spec);
-  if (!d) return d.status();
-  auto q = d->create_rxq(0);
-  if (!q) return q.status();
-  GNIO_TRY(q->start());
   TrafficCounters c{};
-  while (!q->at_end()) {
-    auto f = q->host_receive(256);
-    if (!f) return f.status();
-    for (auto& x : *f) examples::account(x.data.data(), static_cast<uint32_t>(x.data.size()), c);
-  }
+  GNIO_TRY(examples::for_each_host_frame(
+      spec, [&](std::vector<uint8_t>& f) { examples::account(f.data(), static_cast<uint32_t>(f.size()), c); }));
   return c;
 }
 
@@ -130,22 +122,11 @@ void print_counters(const char* title, const TrafficCounters& c) {
 }
 
 int run(const Options& o) {
-  auto scope = examples::parse_scope(o.scope);
-  auto mem = examples::parse_mem(o.mem);
-  if (!scope || !mem) {
-    std::fprintf(stderr, "error: --scope must be thread|warp|block and --mem gpu|host\n");
-    return 2;
-  }
-  auto gpu = examples::open_gpu(o.gpu, o.require_gpu);
-  if (!gpu) {
-    if (o.require_gpu && o.gpu == "auto") {
-      std::printf("SKIP: %s\n", gpu.status().message().c_str());
-      return examples::kExitSkip;
-    }
-    return examples::fail(gpu.status());
-  }
-  std::printf("packet_processing: %s on %s (%s), ring mem=%s, scope=%s\n", o.nic.c_str(), gpu->bus_id().c_str(),
-              gpu->info().name.c_str(), o.mem.c_str(), o.scope.c_str());
+  auto setup = examples::setup(o.scope, o.mem, o.gpu, o.require_gpu);
+  if (const int* rc = std::get_if<int>(&setup)) return *rc;
+  auto& [scope, mem, gpu] = std::get<examples::Setup>(setup);
+  std::printf("packet_processing: %s on %s (%s), ring mem=%s, scope=%s\n", o.nic.c_str(), gpu.bus_id().c_str(),
+              gpu.info().name.c_str(), o.mem.c_str(), o.scope.c_str());
 
   // Layer 1 first: the Ethernet queues, configured and started.
   auto rx_dev = EthDevice::open(o.nic);
@@ -158,23 +139,23 @@ int run(const Options& o) {
   if (!rxq) return examples::fail(rxq.status());
   if (!txq) return examples::fail(txq.status());
   for (Status s : {rxq->set_num_strides(o.strides), rxq->set_stride_size(o.stride), rxq->set_burst_size(o.burst),
-                   rxq->set_ring_mem(*mem), rxq->set_gpu(*gpu), rxq->start(), txq->set_depth(1024),
-                   txq->set_gpu(*gpu), txq->start()})
+                   rxq->set_ring_mem(mem), rxq->set_gpu(gpu), rxq->start(), txq->set_depth(1024),
+                   txq->set_gpu(gpu), txq->start()})
     if (!s) return examples::fail(s);
   // Layer 3 on top: GPU handles of the started queues.
-  auto grxq = GpuRxq::create(*gpu, *rxq);
+  auto grxq = GpuRxq::create(gpu, *rxq);
   if (!grxq) return examples::fail(grxq.status());
-  auto gtxq = GpuTxq::create(*gpu, *txq);
+  auto gtxq = GpuTxq::create(gpu, *txq);
   if (!gtxq) return examples::fail(gtxq.status());
-  auto progress = GpuSemaphore::create(*gpu, 16, sizeof(Progress));
+  auto progress = GpuSemaphore::create(gpu, 16, sizeof(Progress));
   if (!progress) return examples::fail(progress.status());
-  auto totals = gpu->alloc(sizeof(TrafficCounters), MemKind::GpuCpu);
+  auto totals = gpu.alloc(sizeof(TrafficCounters), MemKind::GpuCpu);
   if (!totals) return examples::fail(totals.status());
 
   const auto start = std::chrono::steady_clock::now();
-  LaunchConfig cfg{1, gpu->emulated() ? 1u : o.block, "packet_processing"};
-  auto kernel = examples::with_scope(*scope, [&]<Scope S>() {
-    return PersistentKernel::launch(*gpu, cfg,
+  LaunchConfig cfg{1, gpu.emulated() ? 1u : o.block, "packet_processing"};
+  auto kernel = examples::with_scope(scope, [&]<Scope S>() {
+    return PersistentKernel::launch(gpu, cfg,
                                     PacketProcessingKernel<S>{grxq->handle(), gtxq->handle(), reply,
                                                               static_cast<TrafficCounters*>(totals->device_ptr()),
                                                               progress->handle(), o.burst});

@@ -23,56 +23,26 @@ struct Options {
   bool verify = false, require_gpu = false;
 };
 
-Result<examples::ReceiveTotals> host_reference(const std::string& spec) {
-  auto dev = EthDevice::open(spec);
-  if (!dev) return dev.status();
-  auto q = dev->create_rxq(0);
-  if (!q) return q.status();
-  GNIO_TRY(q->start());
-  examples::ReceiveTotals t{};
-  while (!q->at_end()) {
-    auto frames = q->host_receive(256);
-    if (!frames) return frames.status();
-    for (const auto& f : *frames) {
-      ++t.packets;
-      t.bytes += f.data.size();
-      t.checksum += dev::fnv1a64(f.data.data(), f.data.size());
-    }
-  }
-  return t;
-}
-
 int run(const Options& o) {
-  auto scope = examples::parse_scope(o.scope);
-  auto mem = examples::parse_mem(o.mem);
-  if (!scope || !mem) {
-    std::fprintf(stderr, "error: --scope must be thread|warp|block and --mem gpu|host\n");
-    return 2;
-  }
-  auto gpu = examples::open_gpu(o.gpu, o.require_gpu);
-  if (!gpu) {
-    if (o.require_gpu && o.gpu == "auto") {
-      std::printf("SKIP: %s\n", gpu.status().message().c_str());
-      return examples::kExitSkip;
-    }
-    return examples::fail(gpu.status());
-  }
+  auto setup = examples::setup(o.scope, o.mem, o.gpu, o.require_gpu);
+  if (const int* rc = std::get_if<int>(&setup)) return *rc;
+  auto& [scope, mem, gpu] = std::get<examples::Setup>(setup);
   auto dev = EthDevice::open(o.nic);
   if (!dev) return examples::fail(dev.status());
   auto rxq = dev->create_rxq(0);
   if (!rxq) return examples::fail(rxq.status());
   for (Status s : {rxq->set_num_strides(o.strides), rxq->set_stride_size(o.stride), rxq->set_burst_size(o.burst),
-                   rxq->set_ring_mem(*mem), rxq->set_gpu(*gpu), rxq->start()})
+                   rxq->set_ring_mem(mem), rxq->set_gpu(gpu), rxq->start()})
     if (!s) return examples::fail(s);
-  auto grxq = GpuRxq::create(*gpu, *rxq);
+  auto grxq = GpuRxq::create(gpu, *rxq);
   if (!grxq) return examples::fail(grxq.status());
-  auto totals_mem = gpu->alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
+  auto totals_mem = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
   if (!totals_mem) return examples::fail(totals_mem.status());
   auto* totals_dev = static_cast<examples::ReceiveTotals*>(totals_mem->device_ptr());
 
   LaunchConfig cfg{o.grid, o.block, "simple_receive"};
-  auto kernel = examples::with_scope(*scope, [&]<Scope S>() {
-    return PersistentKernel::launch(*gpu, cfg, examples::ReceiveKernel<S>{grxq->handle(), totals_dev, o.burst});
+  auto kernel = examples::with_scope(scope, [&]<Scope S>() {
+    return PersistentKernel::launch(gpu, cfg, examples::ReceiveKernel<S>{grxq->handle(), totals_dev, o.burst});
   });
   if (!kernel) return examples::fail(kernel.status());
 
@@ -86,7 +56,7 @@ int run(const Options& o) {
   const auto t = *static_cast<const examples::ReceiveTotals*>(totals_mem->host_ptr());
   const RxqStats st = rxq->stats();
   std::printf("gpu=%s mem=%s scope=%s packets=%llu bytes=%llu checksum=%016llx rx_missed=%llu bursts=%llu\n",
-              gpu->bus_id().c_str(), o.mem.c_str(), o.scope.c_str(), (unsigned long long)t.packets,
+              gpu.bus_id().c_str(), o.mem.c_str(), o.scope.c_str(), (unsigned long long)t.packets,
               (unsigned long long)t.bytes, (unsigned long long)t.checksum, (unsigned long long)st.rx_missed,
               (unsigned long long)st.bursts);
   int rc = 0;
@@ -95,7 +65,7 @@ int run(const Options& o) {
     rc = 1;
   }
   if (o.verify) {
-    auto ref = host_reference(o.nic);
+    auto ref = examples::host_receive_totals(o.nic);
     if (!ref) return examples::fail(ref.status());
     const bool same = ref->packets == t.packets && ref->bytes == t.bytes && ref->checksum == t.checksum;
     std::printf("host reference: packets=%llu bytes=%llu checksum=%016llx -> %s\n",

@@ -10,21 +10,9 @@
 #include <utility>
 #include <variant>
 
-namespace gnio {
+#include "gnio/dev/status.hpp"
 
-// Stable numeric values: they appear in logs, JSON and device status codes.
-enum class Errc : int32_t {
-  Success = 0,
-  NotSupported = 1,
-  InvalidValue = 2,
-  BadState = 3,
-  Again = 4,
-  Driver = 5,
-  NoMemory = 6,
-  IoError = 7,
-  NotFound = 8,
-  Timeout = 9,
-};
+namespace gnio {
 
 // Where the failure was detected.
 enum class Layer : uint8_t { Eth, Gpu, Cuda, Backend, Engine, Kernel, Caps, Doctor, App };

@@ -102,24 +102,6 @@ struct SemaphoreKernel {
 
 uint32_t block_for(const Gpu& gpu, Scope s) { return gpu.emulated() || s == Scope::Thread ? 1 : 64; }
 
-Result<examples::ReceiveTotals> host_totals(const std::string& spec) {
-  auto d = EthDevice::open(spec);
-  if (!d) return d.status();
-  auto q = d->create_rxq(0);
-  GNIO_TRY(q->start());
-  examples::ReceiveTotals t{};
-  while (!q->at_end()) {
-    auto f = q->host_receive(256);
-    if (!f) return f.status();
-    for (auto& x : *f) {
-      ++t.packets;
-      t.bytes += x.data.size();
-      t.checksum += dev::fnv1a64(x.data.data(), x.data.size());
-    }
-  }
-  return t;
-}
-
 class WrapAround : public ::testing::TestWithParam<std::tuple<Scope, RingMem>> {};
 
 TEST_P(WrapAround, EveryPacketOnceThroughASmallRing) {
@@ -146,7 +128,7 @@ TEST_P(WrapAround, EveryPacketOnceThroughASmallRing) {
   EXPECT_TRUE(eventually([&] { return q->at_end(); }, std::chrono::seconds(60)));
   ASSERT_TRUE(k->stop());
   const auto got = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
-  auto want = host_totals(spec);
+  auto want = examples::host_receive_totals(spec);
   ASSERT_TRUE(want.has_value());
   EXPECT_EQ(got.packets, 20000u);
   EXPECT_EQ(got.packets, want->packets);

@@ -1,12 +1,13 @@
-// Device-side status codes: the same values as gnio::Errc, as a plain enum
-// that device code can return without any host library.
+// Device-side status codes are gnio::Errc itself: one taxonomy, the same
+// values on both sides, in a header free of host-only code.
 #pragma once
 
 #include <cstdint>
 
-namespace gnio::dev {
+namespace gnio {
 
-enum class Status : int32_t {
+// Stable numeric values: they appear in logs, JSON and device status codes.
+enum class Errc : int32_t {
   Success = 0,
   NotSupported = 1,
   InvalidValue = 2,
@@ -19,4 +20,8 @@ enum class Status : int32_t {
   Timeout = 9,
 };
 
-}  // namespace gnio::dev
+namespace dev {
+using Status = Errc;
+}  // namespace dev
+
+}  // namespace gnio
