@@ -2,12 +2,23 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "gnio/doctor.hpp"
 
 namespace gnio::doctor::detail {
+
+// One row of the report, as the checks build it.
+inline CheckResult make(std::string_view id, State s, std::string found, std::string fix = {}) {
+  CheckResult r;
+  r.id = id;
+  r.state = s;
+  r.found = std::move(found);
+  r.fix = std::move(fix);
+  return r;
+}
 
 struct ToolkitInfo {
   bool root_exists = false;

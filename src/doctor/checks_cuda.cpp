@@ -14,15 +14,6 @@ namespace gnio::doctor::detail {
 
 namespace {
 
-CheckResult make(std::string_view id, State s, std::string found, std::string fix = {}) {
-  CheckResult r;
-  r.id = id;
-  r.state = s;
-  r.found = std::move(found);
-  r.fix = std::move(fix);
-  return r;
-}
-
 std::string major_minor(std::string_view v) {
   size_t dot = v.find('.');
   if (dot == std::string_view::npos) return std::string(v);

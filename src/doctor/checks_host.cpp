@@ -13,15 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-CheckResult make(std::string_view id, State s, std::string found, std::string fix = {}) {
-  CheckResult r;
-  r.id = id;
-  r.state = s;
-  r.found = std::move(found);
-  r.fix = std::move(fix);
-  return r;
-}
-
 std::string spec_driver(std::string_view spec) { return std::string(spec.substr(0, spec.find(':'))); }
 
 std::string spec_args(std::string_view spec) {
