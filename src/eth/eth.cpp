@@ -141,10 +141,13 @@ EthRxq::~EthRxq() {
                                 "; the ring stays alive until the GPU handle is gone");
 }
 
-#define GNIO_RXQ_SETTER_PRELUDE(name)                                                       \
-  if (!impl_) return Status(Errc::BadState, Layer::Eth, name " on a destroyed RX queue");    \
-  std::lock_guard lock(impl_->mu);                                                           \
+// Setters run only on a live queue that has not started.
+#define GNIO_SETTER_PRELUDE(name, kind)                                                    \
+  if (!impl_) return Status(Errc::BadState, Layer::Eth, name " on a destroyed " kind " queue"); \
+  std::lock_guard lock(impl_->mu);                                                          \
   if (!configurable(impl_->state)) return bad_state(name, impl_->state)
+#define GNIO_RXQ_SETTER_PRELUDE(name) GNIO_SETTER_PRELUDE(name, "RX")
+#define GNIO_TXQ_SETTER_PRELUDE(name) GNIO_SETTER_PRELUDE(name, "TX")
 
 Status EthRxq::set_num_strides(uint32_t n) {
   GNIO_RXQ_SETTER_PRELUDE("set_num_strides");
@@ -330,11 +333,6 @@ EthTxq::~EthTxq() {
   if (!s) log::error("eth", "EthTxq destroyed out of order: " + s.to_string() +
                                 "; the ring stays alive until the GPU handle is gone");
 }
-
-#define GNIO_TXQ_SETTER_PRELUDE(name)                                                       \
-  if (!impl_) return Status(Errc::BadState, Layer::Eth, name " on a destroyed TX queue");    \
-  std::lock_guard lock(impl_->mu);                                                           \
-  if (!configurable(impl_->state)) return bad_state(name, impl_->state)
 
 Status EthTxq::set_depth(uint32_t descriptors) {
   GNIO_TXQ_SETTER_PRELUDE("set_depth");
