@@ -29,6 +29,21 @@ Status check_pow2(const char* what, uint64_t v, uint64_t lo, uint64_t hi) {
   return Status::ok();
 }
 
+Status check_range(const char* what, uint64_t v, uint64_t lo, uint64_t hi) {
+  if (v < lo || v > hi)
+    return {Errc::InvalidValue, Layer::Eth,
+            std::string(what) + " " + u(v) + " is outside the device's limit [" + u(lo) + ", " + u(hi) + "]"};
+  return Status::ok();
+}
+
+// Smallest Ethernet frame without FCS.
+constexpr uint32_t kMinFrame = 60;
+
+Status check_gpu_open(const Gpu& gpu) {
+  if (!gpu.impl()) return {Errc::InvalidValue, Layer::Eth, "set_gpu with a Gpu that is not open"};
+  return Status::ok();
+}
+
 bool configurable(QueueState s) { return s == QueueState::Created || s == QueueState::Configured; }
 
 }  // namespace
@@ -168,10 +183,7 @@ Status EthRxq::set_stride_size(uint32_t bytes) {
 
 Status EthRxq::set_max_packet_size(uint32_t bytes) {
   GNIO_RXQ_SETTER_PRELUDE("set_max_packet_size");
-  const uint32_t limit = impl_->dev->backend->caps().max_packet_size;
-  if (bytes < 60 || bytes > limit)
-    return {Errc::InvalidValue, Layer::Eth,
-            "max packet size " + u(bytes) + " is outside the device's limit [60, " + u(limit) + "]"};
+  GNIO_TRY(check_range("max packet size", bytes, kMinFrame, impl_->dev->backend->caps().max_packet_size));
   impl_->max_packet_size = bytes;
   impl_->state = QueueState::Configured;
   return Status::ok();
@@ -179,10 +191,7 @@ Status EthRxq::set_max_packet_size(uint32_t bytes) {
 
 Status EthRxq::set_burst_size(uint32_t packets) {
   GNIO_RXQ_SETTER_PRELUDE("set_burst_size");
-  const uint32_t limit = impl_->dev->backend->caps().max_burst;
-  if (packets == 0 || packets > limit)
-    return {Errc::InvalidValue, Layer::Eth,
-            "burst size " + u(packets) + " is outside the device's limit [1, " + u(limit) + "]"};
+  GNIO_TRY(check_range("burst size", packets, 1, impl_->dev->backend->caps().max_burst));
   impl_->burst_size = packets;
   impl_->state = QueueState::Configured;
   return Status::ok();
@@ -197,7 +206,7 @@ Status EthRxq::set_ring_mem(RingMem mem) {
 
 Status EthRxq::set_gpu(const Gpu& gpu) {
   GNIO_RXQ_SETTER_PRELUDE("set_gpu");
-  if (!gpu.impl()) return {Errc::InvalidValue, Layer::Eth, "set_gpu with a Gpu that is not open"};
+  GNIO_TRY(check_gpu_open(gpu));
   impl_->gpu = gpu.impl();
   impl_->state = QueueState::Configured;
   return Status::ok();
@@ -344,10 +353,7 @@ Status EthTxq::set_depth(uint32_t descriptors) {
 
 Status EthTxq::set_max_packet_size(uint32_t bytes) {
   GNIO_TXQ_SETTER_PRELUDE("set_max_packet_size");
-  const uint32_t limit = impl_->dev->backend->caps().max_packet_size;
-  if (bytes < 60 || bytes > limit)
-    return {Errc::InvalidValue, Layer::Eth,
-            "max packet size " + u(bytes) + " is outside the device's limit [60, " + u(limit) + "]"};
+  GNIO_TRY(check_range("max packet size", bytes, kMinFrame, impl_->dev->backend->caps().max_packet_size));
   impl_->max_packet_size = bytes;
   impl_->state = QueueState::Configured;
   return Status::ok();
@@ -366,7 +372,7 @@ Status EthTxq::set_type(TxqType type) {
 
 Status EthTxq::set_gpu(const Gpu& gpu) {
   GNIO_TXQ_SETTER_PRELUDE("set_gpu");
-  if (!gpu.impl()) return {Errc::InvalidValue, Layer::Eth, "set_gpu with a Gpu that is not open"};
+  GNIO_TRY(check_gpu_open(gpu));
   impl_->gpu = gpu.impl();
   impl_->state = QueueState::Configured;
   return Status::ok();
