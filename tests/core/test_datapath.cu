@@ -102,6 +102,35 @@ struct SemaphoreKernel {
 
 uint32_t block_for(const Gpu& gpu, Scope s) { return gpu.emulated() || s == Scope::Thread ? 1 : 64; }
 
+// What a ReceiveKernel run saw, next to what the host sees in the same source.
+struct ReceiveRun {
+  examples::ReceiveTotals got{};
+  examples::ReceiveTotals want{};
+  KernelTotals kernel{};
+  std::vector<dev::BlockCounters> blocks;
+};
+
+// Runs ReceiveKernel at `scope` over a started queue until its source drains.
+void receive_all(Gpu& gpu, EthRxq& q, const std::string& spec, Scope scope, LaunchConfig cfg, uint32_t burst,
+                 ReceiveRun& run) {
+  auto h = GpuRxq::create(gpu, q);
+  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
+  ASSERT_TRUE(h.has_value() && totals.has_value());
+  auto* t_dev = static_cast<examples::ReceiveTotals*>(totals->device_ptr());
+  auto k = examples::with_scope(scope, [&]<Scope S>() {
+    return PersistentKernel::launch(gpu, cfg, examples::ReceiveKernel<S>{h->handle(), t_dev, burst});
+  });
+  ASSERT_TRUE(k.has_value()) << k.status().to_string();
+  EXPECT_TRUE(eventually([&] { return q.at_end(); }, std::chrono::seconds(60)));
+  ASSERT_TRUE(k->stop());
+  run.got = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
+  run.kernel = k->totals();
+  run.blocks = k->counters();
+  auto want = examples::host_receive_totals(spec);
+  ASSERT_TRUE(want.has_value());
+  run.want = *want;
+}
+
 class WrapAround : public ::testing::TestWithParam<std::tuple<Scope, RingMem>> {};
 
 TEST_P(WrapAround, EveryPacketOnceThroughASmallRing) {
@@ -116,28 +145,16 @@ TEST_P(WrapAround, EveryPacketOnceThroughASmallRing) {
   for (Status s : {q->set_num_strides(64), q->set_stride_size(256), q->set_max_packet_size(1500),
                    q->set_burst_size(16), q->set_ring_mem(mem), q->set_gpu(gpu), q->start()})
     ASSERT_TRUE(s) << s.to_string();
-  auto h = GpuRxq::create(gpu, *q);
-  ASSERT_TRUE(h.has_value());
-  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
-  ASSERT_TRUE(totals.has_value());
-  auto* t_dev = static_cast<examples::ReceiveTotals*>(totals->device_ptr());
-  auto k = examples::with_scope(scope, [&]<Scope S>() {
-    return PersistentKernel::launch(gpu, {1, block_for(gpu, S), "wrap"}, examples::ReceiveKernel<S>{h->handle(), t_dev, 16});
-  });
-  ASSERT_TRUE(k.has_value()) << k.status().to_string();
-  EXPECT_TRUE(eventually([&] { return q->at_end(); }, std::chrono::seconds(60)));
-  ASSERT_TRUE(k->stop());
-  const auto got = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
-  auto want = examples::host_receive_totals(spec);
-  ASSERT_TRUE(want.has_value());
-  EXPECT_EQ(got.packets, 20000u);
-  EXPECT_EQ(got.packets, want->packets);
-  EXPECT_EQ(got.bytes, want->bytes);
-  EXPECT_EQ(got.checksum, want->checksum);
-  EXPECT_EQ(got.bad_release, 0u);
+  ReceiveRun run;
+  receive_all(gpu, *q, spec, scope, {1, block_for(gpu, scope), "wrap"}, 16, run);
+  EXPECT_EQ(run.got.packets, 20000u);
+  EXPECT_EQ(run.got.packets, run.want.packets);
+  EXPECT_EQ(run.got.bytes, run.want.bytes);
+  EXPECT_EQ(run.got.checksum, run.want.checksum);
+  EXPECT_EQ(run.got.bad_release, 0u);
   EXPECT_EQ(q->stats().rx_missed, 0u);
   EXPECT_EQ(q->stats().released, 20000u);
-  EXPECT_EQ(k->totals().packets, 20000u);  // per-block counters agree with the kernel's own sums
+  EXPECT_EQ(run.kernel.packets, 20000u);  // per-block counters agree with the kernel's own sums
 }
 
 std::string wrap_name(const ::testing::TestParamInfo<std::tuple<Scope, RingMem>>& info) {
@@ -160,24 +177,14 @@ TEST(Rx, IndependentReceiversShareAQueueAndReleaseInOrder) {
   auto q = dev->create_rxq(0);
   for (Status s : {q->set_num_strides(128), q->set_stride_size(512), q->set_burst_size(8), q->set_gpu(gpu), q->start()})
     ASSERT_TRUE(s) << s.to_string();
-  auto h = GpuRxq::create(gpu, *q);
-  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
-  ASSERT_TRUE(h.has_value() && totals.has_value());
-  auto k = PersistentKernel::launch(gpu, {4, 1, "receivers"},
-                                    examples::ReceiveKernel<Scope::Thread>{
-                                        h->handle(), static_cast<examples::ReceiveTotals*>(totals->device_ptr()), 8});
-  ASSERT_TRUE(k.has_value()) << k.status().to_string();
-  EXPECT_TRUE(eventually([&] { return q->at_end(); }, std::chrono::seconds(60)));
-  ASSERT_TRUE(k->stop());
-  const auto got = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
-  auto want = examples::host_receive_totals(spec);
-  ASSERT_TRUE(want.has_value());
-  EXPECT_EQ(got.packets, 30000u);
-  EXPECT_EQ(got.checksum, want->checksum);
-  EXPECT_EQ(got.bad_release, 0u);
+  ReceiveRun run;
+  receive_all(gpu, *q, spec, Scope::Thread, {4, 1, "receivers"}, 8, run);
+  EXPECT_EQ(run.got.packets, 30000u);
+  EXPECT_EQ(run.got.checksum, run.want.checksum);
+  EXPECT_EQ(run.got.bad_release, 0u);
   uint64_t blocks_with_work = 0;
-  for (const auto& c : k->counters()) blocks_with_work += c.packets > 0;
-  EXPECT_EQ(k->totals().packets, 30000u);
+  for (const auto& c : run.blocks) blocks_with_work += c.packets > 0;
+  EXPECT_EQ(run.kernel.packets, 30000u);
   EXPECT_GE(blocks_with_work, 2u);  // the work really was shared
 }
 
