@@ -26,4 +26,17 @@ ldd "$pcap" | awk '/=>/ {print $1, $3}' | while read -r soname path; do
   case "$soname" in libc.so.*|ld-linux*|linux-vdso*) continue ;; esac
   cp "$(readlink -f "$path")" "$dest/$multiarch/$soname"
 done
+# A relocatable libpcap.pc: pkg-config consumers of gnio.pc need it.
+mkdir -p "$dest/$multiarch/pkgconfig"
+cat >"$dest/$multiarch/pkgconfig/libpcap.pc" <<PC
+prefix=\${pcfiledir}/../../..
+libdir=\${prefix}/$multiarch
+includedir=\${prefix}/include
+
+Name: libpcap
+Description: Platform-independent network traffic capture library
+Version: $(pkg-config --modversion libpcap)
+Libs: -L\${libdir} -lpcap
+Cflags: -I\${includedir}
+PC
 du -sh "$dest"

@@ -232,7 +232,9 @@ void RxEngine::run() {
             q_.counters.errors.fetch_add(1, std::memory_order_relaxed);
             continue;
           }
-          if (place(f.data, f.len, f.timestamp_ns)) continue;
+          // Once one frame waits, the rest of the burst waits behind it:
+          // a smaller frame that would still fit must not overtake it.
+          if (pending_.empty() && place(f.data, f.len, f.timestamp_ns)) continue;
           if (wire)
             q_.counters.rx_missed.fetch_add(1, std::memory_order_relaxed);
           else
