@@ -166,20 +166,26 @@ void receive_all(Gpu& gpu, EthRxq& q, const std::string& spec, Scope scope, Laun
   run.want = *want;
 }
 
+// 64 strides of 256 bytes, bursts of 16: frames of 96..1500 bytes take 1..6
+// strides, so the ring wraps hundreds of times, packets straddle its end and
+// a large frame often has to wait for room.
+void start_small_ring(Gpu& gpu, EthRxq& q, RingMem mem) {
+  for (Status s : {q.set_num_strides(64), q.set_stride_size(256), q.set_max_packet_size(1500), q.set_burst_size(16),
+                   q.set_ring_mem(mem), q.set_gpu(gpu), q.start()})
+    ASSERT_TRUE(s) << s.to_string();
+}
+
 class WrapAround : public ::testing::TestWithParam<std::tuple<Scope, RingMem>> {};
 
 TEST_P(WrapAround, EveryPacketOnceThroughASmallRing) {
   GNIO_OPEN_TEST_GPU(gpu);
   const auto [scope, mem] = GetParam();
-  // 64 strides of 256 bytes; frames of 64..1500 bytes take 1..6 strides, so
-  // the ring wraps ~100 times and packets straddle its end.
   const std::string spec = "synthetic:count=20000,size=96-1500,proto=mix,ipv6=mix,seed=7";
   auto dev = EthDevice::open(spec);
   ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
   auto q = dev->create_rxq(0);
-  for (Status s : {q->set_num_strides(64), q->set_stride_size(256), q->set_max_packet_size(1500),
-                   q->set_burst_size(16), q->set_ring_mem(mem), q->set_gpu(gpu), q->start()})
-    ASSERT_TRUE(s) << s.to_string();
+  start_small_ring(gpu, *q, mem);
+  ASSERT_EQ(q->state(), QueueState::Started);
   ReceiveRun run;
   receive_all(gpu, *q, spec, scope, {1, block_for(gpu, scope), "wrap"}, 16, run);
   EXPECT_EQ(run.got.packets, 20000u);
@@ -218,9 +224,8 @@ TEST_P(SourceOrder, EveryPacketArrivesOnceInSourceOrder) {
   auto dev = EthDevice::open(spec);
   ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
   auto q = dev->create_rxq(0);
-  for (Status s : {q->set_num_strides(64), q->set_stride_size(256), q->set_max_packet_size(1500),
-                   q->set_burst_size(16), q->set_ring_mem(mem), q->set_gpu(gpu), q->start()})
-    ASSERT_TRUE(s) << s.to_string();
+  start_small_ring(gpu, *q, mem);
+  ASSERT_EQ(q->state(), QueueState::Started);
   auto h = GpuRxq::create(gpu, *q);
   auto seen_mem = gpu.alloc(sizeof(SeenPacket) * want.size(), MemKind::GpuCpu);
   ASSERT_TRUE(h.has_value() && seen_mem.has_value());
