@@ -34,7 +34,7 @@ std::string_view queue_state_name(QueueState s) noexcept;
 enum class RingMem : uint8_t { Gpu, Host };
 
 struct RxqStats {
-  uint64_t packets = 0;    // delivered into the ring
+  uint64_t packets = 0;    // published to the consumer (counted per burst)
   uint64_t bytes = 0;
   uint64_t bursts = 0;     // producer-index publications
   uint64_t rx_missed = 0;  // dropped at the "NIC": ring full

@@ -36,6 +36,20 @@ class PcapBackend final : public Backend {
     if (pps > 0) pacer_.emplace(pps);
   }
 
+  // Whether `path` is a classic pcap file: a 24-byte file header, then
+  // records of a 16-byte header and the captured bytes (either byte order,
+  // micro- or nanosecond timestamps).
+  static bool classic_layout(const std::string& path) {
+    uint32_t magic = 0;
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+      if (std::fread(&magic, sizeof(magic), 1, f) != 1) magic = 0;
+      std::fclose(f);
+    }
+    for (uint32_t m : {0xa1b2c3d4u, 0xd4c3b2a1u, 0xa1b23c4du, 0x4d3cb2a1u})
+      if (magic == m) return true;
+    return false;
+  }
+
   // Opens `path` for one pass and checks that it holds Ethernet frames.
   static Result<PcapHandle> open_file(const std::string& path) {
     char errbuf[PCAP_ERRBUF_SIZE] = {};
@@ -71,7 +85,9 @@ class PcapBackend final : public Backend {
     }
     size_t n = 0;
     while (n < limit && !done_) {
-      long offset = std::ftell(pcap_file(handle_.get()));
+      // Error messages name the record's byte offset. In a classic file it
+      // is counted; ftell() would cost a system call per record.
+      const long offset = classic_ ? next_offset_ : std::ftell(pcap_file(handle_.get()));
       pcap_pkthdr* hdr = nullptr;
       const u_char* data = nullptr;
       int rc = pcap_next_ex(handle_.get(), &hdr, &data);
@@ -85,6 +101,7 @@ class PcapBackend final : public Backend {
                               ") or capture with a smaller MTU");
           break;
         }
+        next_offset_ = offset + kClassicRecordHeader + static_cast<long>(hdr->caplen);
         arena_.add(data, hdr->caplen);
         out[n].len = hdr->caplen;
         out[n].timestamp_ns = static_cast<uint64_t>(hdr->ts.tv_sec) * 1000000000ull +
@@ -137,6 +154,7 @@ class PcapBackend final : public Backend {
       return Status::ok();
     }
     record_ = 0;
+    next_offset_ = kClassicFileHeader;
     handle_.reset();
     auto h = open_file(path_);
     if (!h) return h.status();
@@ -144,7 +162,12 @@ class PcapBackend final : public Backend {
     return Status::ok();
   }
 
+  static constexpr long kClassicFileHeader = 24;
+  static constexpr long kClassicRecordHeader = 16;
+
   std::string path_;
+  bool classic_ = classic_layout(path_);
+  long next_offset_ = kClassicFileHeader;  // of the next record, in a classic file
   uint64_t loops_;  // passes in total; 0 = forever
   PcapHandle handle_;
   EthCaps caps_;

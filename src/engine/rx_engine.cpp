@@ -1,14 +1,15 @@
 #include "engine/rx_engine.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <mutex>
 
 #include "core/log.hpp"
+#include "engine/rx_metadata.hpp"
 #include "engine/stream_ops.hpp"
 #include "eth/eth_impl.hpp"
 #include "gnio/dev/atomic.hpp"
-#include "gnio/dev/headers.hpp"
 #include "gnio/dev/thread.hpp"
 #include "gpu/cuda_util.hpp"
 #include "gpu/gpu_impl.hpp"
@@ -142,8 +143,9 @@ bool RxEngine::place(const uint8_t* data, uint32_t len, uint64_t ts) {
   dev::RxDesc& d = write_desc_[pi_ & (ndesc_ - 1)];
   d.len = len;
   d.stride_index = static_cast<uint32_t>(start);
-  d.flags = dev::classify(data, len);
-  d.rss_hash = dev::rss_hash(data, len);
+  const RxMetadata meta = describe_frame(data, len);
+  d.flags = meta.flags;
+  d.rss_hash = meta.rss_hash;
   d.timestamp_ns = ts;
   d.nstrides = need;
   d.reserved = 0;
@@ -151,8 +153,7 @@ bool RxEngine::place(const uint8_t* data, uint32_t len, uint64_t ts) {
   span_end_[pi_ & (ndesc_ - 1)] = pos + need;
   stride_head_ = pos + need;
   ++pi_;
-  q_.counters.packets.fetch_add(1, std::memory_order_relaxed);
-  q_.counters.bytes.fetch_add(len, std::memory_order_relaxed);
+  unpublished_bytes_ += len;
   return true;
 }
 
@@ -162,21 +163,26 @@ Status RxEngine::publish() {
   uint8_t* ring_data = static_cast<uint8_t*>(data_.device_ptr());
   uint8_t* ring_desc = static_cast<uint8_t*>(desc_.device_ptr());
   const uint8_t* stage_desc = reinterpret_cast<const uint8_t*>(write_desc_);
-  std::vector<std::pair<uint64_t, uint64_t>> desc_ranges;
-  for (uint64_t i = published_; i < pi_; ++i)
-    add_range(desc_ranges, (i & (ndesc_ - 1)) * sizeof(dev::RxDesc), sizeof(dev::RxDesc));
+  // The new descriptors: one range, or two where they wrap the ring.
+  desc_ranges_.clear();
+  if (staged_) {
+    const uint64_t first = published_ & (ndesc_ - 1), count = pi_ - published_;
+    const uint64_t head = std::min<uint64_t>(count, ndesc_ - first);
+    add_range(desc_ranges_, first * sizeof(dev::RxDesc), head * sizeof(dev::RxDesc));
+    if (count > head) add_range(desc_ranges_, 0, (count - head) * sizeof(dev::RxDesc));
+  }
 
   if (staged_ && q_.gpu->emulated) {
     // The emulated copy engine: same ranges, same order, then the index.
     for (auto [off, len] : data_ranges_) std::memcpy(ring_data + off, write_data_ + off, len);
-    for (auto [off, len] : desc_ranges) std::memcpy(ring_desc + off, stage_desc + off, len);
+    for (auto [off, len] : desc_ranges_) std::memcpy(ring_desc + off, stage_desc + off, len);
     dev::store_release(static_cast<uint64_t*>(producer_.device_ptr()), pi_);
   } else if (staged_) {
 #if GNIO_HAVE_CUDA
     for (auto [off, len] : data_ranges_)
       GNIO_CUDA_TRY(cudaMemcpyAsync(ring_data + off, write_data_ + off, len, cudaMemcpyHostToDevice, stream_),
                     "copying RX packet bytes to the GPU ring");
-    for (auto [off, len] : desc_ranges)
+    for (auto [off, len] : desc_ranges_)
       GNIO_CUDA_TRY(cudaMemcpyAsync(ring_desc + off, stage_desc + off, len, cudaMemcpyHostToDevice, stream_),
                     "copying RX descriptors to the GPU ring");
     GNIO_TRY(stream_write_value64(stream_, producer_.device_ptr(), pi_));
@@ -184,8 +190,11 @@ Status RxEngine::publish() {
   } else {
     dev::store_release(static_cast<uint64_t*>(producer_.host_ptr()), pi_);
   }
-  if (staged_) q_.counters.copies.fetch_add(data_ranges_.size() + desc_ranges.size(), std::memory_order_relaxed);
+  if (staged_) q_.counters.copies.fetch_add(data_ranges_.size() + desc_ranges_.size(), std::memory_order_relaxed);
   q_.counters.publish_ns.fetch_add(dev::host_now_ns() - t0, std::memory_order_relaxed);
+  q_.counters.packets.fetch_add(pi_ - published_, std::memory_order_relaxed);
+  q_.counters.bytes.fetch_add(unpublished_bytes_, std::memory_order_relaxed);
+  unpublished_bytes_ = 0;
   data_ranges_.clear();
   published_ = pi_;
   published_atomic_.store(pi_);

@@ -54,7 +54,9 @@ class RxEngine {
   uint64_t stride_head_ = 0, stride_tail_ = 0;
   uint64_t pi_ = 0, published_ = 0, reclaimed_ = 0;
   std::vector<uint64_t> span_end_;  // absolute stride end of each descriptor
+  uint64_t unpublished_bytes_ = 0;  // frame bytes placed since the last publish
   std::vector<std::pair<uint64_t, uint64_t>> data_ranges_;  // byte ranges written since the last publish
+  std::vector<std::pair<uint64_t, uint64_t>> desc_ranges_;  // descriptor bytes of the same packets
 
   struct PendingFrame {
     std::vector<uint8_t> bytes;

@@ -1,0 +1,43 @@
+#include "engine/rx_metadata.hpp"
+
+namespace gnio::detail {
+
+RssTable::RssTable(const dev::RssKey& key) {
+  // The 32-bit key window that starts at key bit k (bit 0: the top bit of
+  // key byte 0); input bit k selects it.
+  auto window = [&](uint32_t k) {
+    const uint32_t byte = k / 8, shift = k % 8;
+    uint64_t w = 0;
+    for (uint32_t j = 0; j < 5; ++j)
+      w = (w << 8) | (byte + j < sizeof(key.bytes) ? key.bytes[byte + j] : 0u);
+    return static_cast<uint32_t>(w >> (8 - shift));
+  };
+  for (uint32_t i = 0; i < dev::kRssMaxInput; ++i)
+    for (uint32_t v = 0; v < 256; ++v) {
+      uint32_t h = 0;
+      for (uint32_t b = 0; b < 8; ++b)
+        if (v & (0x80u >> b)) h ^= window(8 * i + b);
+      by_byte_[i][v] = h;
+    }
+}
+
+uint32_t RssTable::hash(const uint8_t* in, uint32_t n) const noexcept {
+  uint32_t h = 0;
+  for (uint32_t i = 0; i < n; ++i) h ^= by_byte_[i][in[i]];
+  return h;
+}
+
+const RssTable& default_rss_table() {
+  static const RssTable table(dev::rss_default_key());
+  return table;
+}
+
+RxMetadata describe_frame(const uint8_t* p, uint32_t len) {
+  dev::ParsedPacket pp;
+  if (!dev::parse_packet(p, len, pp)) return {pp.flags, 0};
+  uint8_t in[dev::kRssMaxInput];
+  const uint32_t n = dev::rss_input(p, pp, in);
+  return {dev::checksum_state(p, pp), n ? default_rss_table().hash(in, n) : 0u};
+}
+
+}  // namespace gnio::detail
