@@ -71,6 +71,24 @@ Status GpuImpl::bind_thread() const {
 #endif
 }
 
+GpuImpl::~GpuImpl() {
+#if GNIO_HAVE_CUDA
+  if (zero_stream_ && bind_thread()) cudaStreamDestroy(zero_stream_);
+#endif
+}
+
+#if GNIO_HAVE_CUDA
+Status GpuImpl::zero_device_memory(void* dev, size_t bytes, const std::string& what) {
+  std::lock_guard lock(mu_);
+  if (!zero_stream_)
+    GNIO_CUDA_TRY(cudaStreamCreateWithFlags(&zero_stream_, cudaStreamNonBlocking),
+                  "creating the stream that zeroes allocations on " + bus_id);
+  GNIO_CUDA_TRY(cudaMemsetAsync(dev, 0, bytes, zero_stream_), "zeroing the " + what);
+  GNIO_CUDA_TRY(cudaStreamSynchronize(zero_stream_), "zeroing the " + what);
+  return Status::ok();
+}
+#endif
+
 Result<DeviceMemory> GpuImpl::alloc(size_t bytes, MemKind kind, size_t align) {
   if (closed.load()) return Status(Errc::BadState, Layer::Gpu, "alloc on GPU " + bus_id + " after close()");
   if (bytes == 0) return Status(Errc::InvalidValue, Layer::Gpu, "alloc of 0 bytes; ask for at least one byte");
@@ -94,7 +112,7 @@ Result<DeviceMemory> GpuImpl::alloc(size_t bytes, MemKind kind, size_t align) {
     switch (kind) {
       case MemKind::Gpu:
         GNIO_CUDA_TRY(cudaMalloc(&a->dev, bytes), "cudaMalloc of " + what);
-        GNIO_CUDA_TRY(cudaMemset(a->dev, 0, bytes), "cudaMemset of " + what);
+        GNIO_TRY(zero_device_memory(a->dev, bytes, what));
         break;
       case MemKind::GpuCpu:
         if (!info.concurrent_managed_access)

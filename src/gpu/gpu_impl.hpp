@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+#if GNIO_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
 #include "gnio/cuda_info.hpp"
 #include "gnio/mem.hpp"
 #include "gnio/status.hpp"
@@ -61,7 +65,18 @@ struct GpuImpl : std::enable_shared_from_this<GpuImpl> {
   void add_region(const Region& r);
   void remove_region(uint64_t dev_base);
 
+  ~GpuImpl();
+
  private:
+#if GNIO_HAVE_CUDA
+  // Zeroes fresh device memory and waits for it, on a non-blocking stream
+  // of its own: a plain cudaMemset runs on the legacy default stream, which
+  // kernels and engines on non-blocking streams do not wait for, so they
+  // could read what the last owner of the memory left there.
+  Status zero_device_memory(void* dev, size_t bytes, const std::string& what);
+  cudaStream_t zero_stream_ = nullptr;  // guarded by mu_
+#endif
+
   mutable std::mutex mu_;
   std::map<uint64_t, Region> regions_;
   std::vector<std::shared_ptr<void>> deferred_;

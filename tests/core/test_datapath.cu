@@ -135,6 +135,27 @@ struct RecordKernel {
   }
 };
 
+// Writes `value` into n words, or counts the words that are not zero.
+struct FillKernel {
+  uint64_t* words;
+  uint32_t n;
+  uint64_t value;
+  GNIO_HD void operator()(const dev::KernelCtx&) const {
+    for (uint32_t i = dev::thread_index(); i < n; i += dev::scope_size<Scope::Block>()) words[i] = value;
+  }
+};
+
+struct CountNonzeroKernel {
+  const uint64_t* words;
+  uint32_t n;
+  uint64_t* nonzero;  // GpuCpu
+  GNIO_HD void operator()(const dev::KernelCtx&) const {
+    uint64_t mine = 0;
+    for (uint32_t i = dev::thread_index(); i < n; i += dev::scope_size<Scope::Block>()) mine += words[i] != 0;
+    dev::fetch_add_relaxed(nonzero, mine);
+  }
+};
+
 uint32_t block_for(const Gpu& gpu, Scope s) { return gpu.emulated() || s == Scope::Thread ? 1 : 64; }
 
 // What a ReceiveKernel run saw, next to what the host sees in the same source.
@@ -290,6 +311,32 @@ TEST(PersistentKernel, StopReportsStalledBlocksInsteadOfHanging) {
   EXPECT_TRUE(k->stop());
   EXPECT_FALSE(k->running());
   for (const auto& c : k->counters()) EXPECT_EQ(c.exited, 1u);
+}
+
+// Ring indices start at zero because fresh memory is zero. Device memory
+// freed by one queue and handed to the next must be zeroed before a kernel
+// or engine on another stream can read it.
+TEST(Gpu, FreshDeviceMemoryIsZeroForTheNextKernel) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  constexpr uint32_t kWords = 16384;
+  auto nonzero = gpu.alloc(sizeof(uint64_t), MemKind::GpuCpu);
+  ASSERT_TRUE(nonzero.has_value());
+  auto* count = static_cast<uint64_t*>(nonzero->device_ptr());
+  for (int round = 0; round < 20; ++round) {
+    {
+      auto used = gpu.alloc(kWords * sizeof(uint64_t), MemKind::Gpu);
+      ASSERT_TRUE(used.has_value());
+      auto k = PersistentKernel::launch(gpu, {1, 128, "fill"},
+                                        FillKernel{static_cast<uint64_t*>(used->device_ptr()), kWords, 20000});
+      ASSERT_TRUE(k.has_value() && k->stop());
+    }
+    auto fresh = gpu.alloc(kWords * sizeof(uint64_t), MemKind::Gpu);
+    ASSERT_TRUE(fresh.has_value());
+    auto k = PersistentKernel::launch(gpu, {1, 128, "read"},
+                                      CountNonzeroKernel{static_cast<const uint64_t*>(fresh->device_ptr()), kWords, count});
+    ASSERT_TRUE(k.has_value() && k->stop());
+    ASSERT_EQ(*static_cast<const uint64_t*>(nonzero->host_ptr()), 0u) << "round " << round;
+  }
 }
 
 TEST(PersistentKernel, HeartbeatMovesAndHandlesCannotGoWhileItRuns) {
