@@ -56,11 +56,12 @@ std::string machine(const Gpu& gpu) {
 // the ring deliver when the kernel does no per-byte work.
 template <Scope S>
 struct DescriptorsOnlyKernel {
-  dev::Rxq rxq;
+  examples::RxQueueSet queues;
   examples::ReceiveTotals* totals;
   uint32_t burst;
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    const dev::Rxq& rxq = queues.for_this_block();
     uint64_t packets = 0, bytes = 0;
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
@@ -78,46 +79,75 @@ struct DescriptorsOnlyKernel {
 
 enum class Work { Checksum, DescriptorsOnly };
 
-Row persistent_rx(Gpu& gpu, const std::string& spec, RingMem mem, Scope scope, uint32_t block, Work work) {
+struct RxVariant {
+  RingMem mem;
+  Scope scope;
+  Work work = Work::Checksum;
+  uint32_t queues = 1;  // RX queues of the port, one kernel block each
+};
+
+// One persistent kernel receives every packet of `spec` from `v.queues`
+// queues (one NIC-engine thread each); the clock runs until all are drained.
+Row persistent_rx(Gpu& gpu, const std::string& spec, const RxVariant& v, uint32_t block) {
   Row r;
-  r.variant = std::string("persistent mem=") + (mem == RingMem::Gpu ? "gpu" : "host") + " scope=" +
-              (scope == Scope::Thread ? "thread" : scope == Scope::Warp ? "warp" : "block") +
-              (work == Work::DescriptorsOnly ? ", descriptors only" : "");
+  r.variant = std::string("persistent mem=") + (v.mem == RingMem::Gpu ? "gpu" : "host") + " scope=" +
+              (v.scope == Scope::Thread ? "thread" : v.scope == Scope::Warp ? "warp" : "block") +
+              (v.work == Work::DescriptorsOnly ? ", descriptors only" : "") +
+              (v.queues > 1 ? ", " + std::to_string(v.queues) + " queues" : "");
   auto dev = EthDevice::open(spec);
   if (!dev) return r;
-  auto q = dev->create_rxq(0);
-  for (Status s : {q->set_num_strides(16384), q->set_stride_size(2048), q->set_burst_size(256), q->set_ring_mem(mem),
-                   q->set_gpu(gpu), q->start()})
-    if (!s) {
-      std::fprintf(stderr, "%s\n", s.to_string().c_str());
-      return r;
-    }
-  auto h = GpuRxq::create(gpu, *q);
+  std::vector<EthRxq> qs;
+  std::vector<GpuRxq> hs;
+  examples::RxQueueSet set;
+  for (uint32_t id = 0; id < v.queues && id < examples::RxQueueSet::kMax; ++id) {
+    auto q = dev->create_rxq(static_cast<uint16_t>(id));
+    if (!q) return r;
+    for (Status s : {q->set_num_strides(16384), q->set_stride_size(2048), q->set_burst_size(256),
+                     q->set_ring_mem(v.mem), q->set_gpu(gpu), q->start()})
+      if (!s) {
+        std::fprintf(stderr, "%s\n", s.to_string().c_str());
+        return r;
+      }
+    auto h = GpuRxq::create(gpu, *q);
+    if (!h) return r;
+    set.rxq[set.count++] = h->handle();
+    qs.push_back(std::move(*q));
+    hs.push_back(std::move(*h));
+  }
   auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
-  if (!h || !totals) return r;
+  if (!totals) return r;
   auto* t_dev = static_cast<examples::ReceiveTotals*>(totals->device_ptr());
   const auto start = Clock::now();
-  const LaunchConfig cfg{1, gpu.emulated() ? 1u : block, "bench-rx"};
-  auto k = examples::with_scope(scope, [&]<Scope S>() {
-    return work == Work::Checksum
-               ? PersistentKernel::launch(gpu, cfg, examples::ReceiveKernel<S>{h->handle(), t_dev, 256})
-               : PersistentKernel::launch(gpu, cfg, DescriptorsOnlyKernel<S>{h->handle(), t_dev, 256});
+  const LaunchConfig cfg{set.count, gpu.emulated() ? 1u : block, "bench-rx"};
+  auto k = examples::with_scope(v.scope, [&]<Scope S>() {
+    return v.work == Work::Checksum
+               ? PersistentKernel::launch(gpu, cfg, examples::ReceiveKernel<S>{set, t_dev, 256})
+               : PersistentKernel::launch(gpu, cfg, DescriptorsOnlyKernel<S>{set, t_dev, 256});
   });
   if (!k) return r;
-  while (!q->at_end()) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  auto drained = [&] { return std::all_of(qs.begin(), qs.end(), [](const EthRxq& q) { return q.at_end(); }); };
+  while (!drained()) std::this_thread::sleep_for(std::chrono::microseconds(100));
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   k->stop();
   auto t = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
   r.packets = t.packets;
   r.bytes = t.bytes;
-  const RxqStats st = q->stats();
+  RxqStats st;
+  for (const EthRxq& q : qs) {
+    const RxqStats one = q.stats();
+    st.rx_missed += one.rx_missed;
+    st.packets += one.packets;
+    st.bursts += one.bursts;
+    st.publish_ns += one.publish_ns;
+    st.copies += one.copies;
+  }
   r.ok = st.rx_missed == 0 && t.packets == st.packets;
   if (st.bursts) {
     r.engine_us_per_burst = st.publish_ns / 1e3 / st.bursts;
     r.copies_per_burst = static_cast<double>(st.copies) / st.bursts;
   }
-  h->destroy();
-  q->destroy();
+  for (GpuRxq& h : hs) h.destroy();
+  for (EthRxq& q : qs) q.destroy();
   return r;
 }
 
@@ -266,9 +296,18 @@ int main(int argc, char** argv) {
   if (!gpu->emulated()) rows.push_back(launch_per_burst(*gpu, spec, 256));
 #endif
   for (RingMem mem : {RingMem::Gpu, RingMem::Host}) {
-    for (Scope s : {Scope::Block, Scope::Warp, Scope::Thread})
-      rows.push_back(persistent_rx(*gpu, spec, mem, s, block, Work::Checksum));
-    rows.push_back(persistent_rx(*gpu, spec, mem, Scope::Block, block, Work::DescriptorsOnly));
+    for (Scope s : {Scope::Block, Scope::Warp, Scope::Thread}) rows.push_back(persistent_rx(*gpu, spec, {mem, s}, block));
+    rows.push_back(persistent_rx(*gpu, spec, {mem, Scope::Block, Work::DescriptorsOnly}, block));
+  }
+  // Scaling with queues: the same number of packets from a generator spread
+  // over Q queues by RSS, one engine thread per queue, one block per queue.
+  std::vector<Row> scaling;
+  const std::string generated = "synthetic:count=" + std::to_string(65536ull * loops) +
+                                ",size=96-1500,proto=mix,ipv6=mix,seed=11,queues=";
+  for (uint32_t nq : {1u, 2u, 4u, 8u}) {
+    scaling.push_back(
+        persistent_rx(*gpu, generated + std::to_string(nq), {RingMem::Host, Scope::Block, Work::Checksum, nq}, block));
+    scaling.back().variant = "synthetic:...,queues=" + std::to_string(nq);
   }
 
   std::printf("\nmachine: %s\n", machine(*gpu).c_str());
@@ -280,6 +319,14 @@ int main(int argc, char** argv) {
     std::printf("| %s | %llu | %.3f | %.2f | %.2fx | %.1f | %.1f | %s |\n", r.variant.c_str(),
                 (unsigned long long)r.packets, r.mpps(), r.gbps(), base > 0 ? r.mpps() / base : 0,
                 r.engine_us_per_burst, r.copies_per_burst, r.ok ? "yes" : "NO");
+
+  std::printf("\nRX scaling with queues: %llu generated packets, mem=host, block scope, checksummed\n\n",
+              65536ull * loops);
+  std::printf("| variant | packets | Mpps | Gbit/s | vs 1 queue | ok |\n|---|---:|---:|---:|---:|---|\n");
+  for (const Row& r : scaling)
+    std::printf("| %s | %llu | %.3f | %.2f | %.2fx | %s |\n", r.variant.c_str(), (unsigned long long)r.packets,
+                r.mpps(), r.gbps(), scaling.front().mpps() > 0 ? r.mpps() / scaling.front().mpps() : 0,
+                r.ok ? "yes" : "NO");
 
   std::vector<Latency> lat;
   for (RingMem mem : {RingMem::Host, RingMem::Gpu}) lat.push_back(echo_latency(*gpu, mem, samples));

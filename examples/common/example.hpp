@@ -76,31 +76,37 @@ inline std::variant<Setup, int> setup(const std::string& scope, const std::strin
   return fail(gpu.status());
 }
 
-// Calls f(bytes) for every frame of an RX spec, read on the host path: the
-// reference the examples check their GPU results against.
+// Calls f(bytes) for every frame of an RX spec's first `queues` queues,
+// read on the host path, queue after queue: the reference the examples
+// check their GPU results against.
 template <typename F>
-Status for_each_host_frame(const std::string& spec, F&& f) {
+Status for_each_host_frame(const std::string& spec, F&& f, uint16_t queues = 1) {
   auto d = EthDevice::open(spec);
   if (!d) return d.status();
-  auto q = d->create_rxq(0);
-  if (!q) return q.status();
-  GNIO_TRY(q->start());
-  while (!q->at_end()) {
-    auto frames = q->host_receive(256);
-    if (!frames) return frames.status();
-    for (auto& fr : *frames) f(fr.data);
+  for (uint16_t id = 0; id < queues; ++id) {
+    auto q = d->create_rxq(id);
+    if (!q) return q.status();
+    GNIO_TRY(q->start());
+    while (!q->at_end()) {
+      auto frames = q->host_receive(256);
+      if (!frames) return frames.status();
+      for (auto& fr : *frames) f(fr.data);
+    }
   }
   return Status::ok();
 }
 
 // What ReceiveKernel computes, computed on the host.
-inline Result<ReceiveTotals> host_receive_totals(const std::string& spec) {
+inline Result<ReceiveTotals> host_receive_totals(const std::string& spec, uint16_t queues = 1) {
   ReceiveTotals t{};
-  GNIO_TRY(for_each_host_frame(spec, [&](const std::vector<uint8_t>& f) {
-    ++t.packets;
-    t.bytes += f.size();
-    t.checksum += dev::fnv1a64(f.data(), f.size());
-  }));
+  GNIO_TRY(for_each_host_frame(
+      spec,
+      [&](const std::vector<uint8_t>& f) {
+        ++t.packets;
+        t.bytes += f.size();
+        t.checksum += dev::fnv1a64(f.data(), f.size());
+      },
+      queues));
   return t;
 }
 

@@ -22,13 +22,30 @@ struct ReceiveTotals {
 
 inline constexpr uint64_t kPollNs = 200000;  // 200 us: a stop request is seen within this
 
+// The RX queues of one port that a kernel serves, one per block: block b
+// receives from queue b % count (several blocks may share a queue).
+struct RxQueueSet {
+  static constexpr uint32_t kMax = 16;
+  dev::Rxq rxq[kMax];
+  uint32_t count = 0;
+
+  GNIO_HD static RxQueueSet of(const dev::Rxq& q) {
+    RxQueueSet s;
+    s.rxq[0] = q;
+    s.count = 1;
+    return s;
+  }
+  GNIO_HD const dev::Rxq& for_this_block() const { return rxq[dev::block_index() % count]; }
+};
+
 template <Scope S>
 struct ReceiveKernel {
-  dev::Rxq rxq;
+  RxQueueSet queues;
   ReceiveTotals* totals;  // GpuCpu memory (atomics need device memory): added to once per thread at exit
   uint32_t burst;
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    const dev::Rxq& rxq = queues.for_this_block();
     uint64_t packets = 0, bytes = 0, checksum = 0, bad = 0;
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();

@@ -3,7 +3,9 @@
 // the host and fails on any difference.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "../common/example.hpp"
 #include "../common/kernels.hpp"
@@ -18,7 +20,7 @@ struct Options {
   std::string gpu = "auto";
   std::string mem = "gpu";
   std::string scope = "block";
-  uint32_t grid = 1, block = 128, burst = 64, strides = 4096, stride = 2048;
+  uint32_t queues = 0, grid = 1, block = 128, burst = 64, strides = 4096, stride = 2048;
   uint32_t timeout_s = 120;
   bool verify = false, require_gpu = false;
 };
@@ -29,34 +31,56 @@ int run(const Options& o) {
   auto& [scope, mem, gpu] = std::get<examples::Setup>(setup);
   auto dev = EthDevice::open(o.nic);
   if (!dev) return examples::fail(dev.status());
-  auto rxq = dev->create_rxq(0);
-  if (!rxq) return examples::fail(rxq.status());
-  for (Status s : {rxq->set_num_strides(o.strides), rxq->set_stride_size(o.stride), rxq->set_burst_size(o.burst),
-                   rxq->set_ring_mem(mem), rxq->set_gpu(gpu), rxq->start()})
-    if (!s) return examples::fail(s);
-  auto grxq = GpuRxq::create(gpu, *rxq);
-  if (!grxq) return examples::fail(grxq.status());
+  const uint32_t nq = o.queues ? o.queues : dev->caps().max_rx_queues;
+  if (nq > examples::RxQueueSet::kMax)
+    return examples::fail({Errc::InvalidValue, Layer::App,
+                           "--queues " + std::to_string(nq) + " is more than this example serves (" +
+                               std::to_string(examples::RxQueueSet::kMax) + "); pass --queues N with a smaller N"});
+  // Every queue gets its ring, its NIC-engine thread and its GPU handle;
+  // block b of the kernel serves queue b % nq.
+  std::vector<EthRxq> rxqs;
+  std::vector<GpuRxq> handles;
+  examples::RxQueueSet set;
+  for (uint32_t id = 0; id < nq; ++id) {
+    auto rxq = dev->create_rxq(static_cast<uint16_t>(id));
+    if (!rxq) return examples::fail(rxq.status());
+    for (Status s : {rxq->set_num_strides(o.strides), rxq->set_stride_size(o.stride), rxq->set_burst_size(o.burst),
+                     rxq->set_ring_mem(mem), rxq->set_gpu(gpu), rxq->start()})
+      if (!s) return examples::fail(s);
+    auto grxq = GpuRxq::create(gpu, *rxq);
+    if (!grxq) return examples::fail(grxq.status());
+    set.rxq[id] = grxq->handle();
+    rxqs.push_back(std::move(*rxq));
+    handles.push_back(std::move(*grxq));
+  }
+  set.count = nq;
   auto totals_mem = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
   if (!totals_mem) return examples::fail(totals_mem.status());
   auto* totals_dev = static_cast<examples::ReceiveTotals*>(totals_mem->device_ptr());
 
-  LaunchConfig cfg{o.grid, o.block, "simple_receive"};
+  LaunchConfig cfg{std::max(o.grid, nq), o.block, "simple_receive"};
   auto kernel = examples::with_scope(scope, [&]<Scope S>() {
-    return PersistentKernel::launch(gpu, cfg, examples::ReceiveKernel<S>{grxq->handle(), totals_dev, o.burst});
+    return PersistentKernel::launch(gpu, cfg, examples::ReceiveKernel<S>{set, totals_dev, o.burst});
   });
   if (!kernel) return examples::fail(kernel.status());
 
-  Status waited = examples::wait_until([&] { return rxq->at_end(); }, std::chrono::seconds(o.timeout_s),
-                                       "receiving every packet", *kernel);
+  auto all_at_end = [&] {
+    return std::all_of(rxqs.begin(), rxqs.end(), [](const EthRxq& q) { return q.at_end(); });
+  };
+  Status waited = examples::wait_until(all_at_end, std::chrono::seconds(o.timeout_s), "receiving every packet", *kernel);
   Status stopped = kernel->stop();
   if (!waited) return examples::fail(waited);
   if (!stopped) return examples::fail(stopped);
-  if (Status s = rxq->source_status(); !s) return examples::fail(s);
+  RxqStats st;
+  for (const EthRxq& q : rxqs) {
+    if (Status s = q.source_status(); !s) return examples::fail(s);
+    st.rx_missed += q.stats().rx_missed;
+    st.bursts += q.stats().bursts;
+  }
 
   const auto t = *static_cast<const examples::ReceiveTotals*>(totals_mem->host_ptr());
-  const RxqStats st = rxq->stats();
-  std::printf("gpu=%s mem=%s scope=%s packets=%llu bytes=%llu checksum=%016llx rx_missed=%llu bursts=%llu\n",
-              gpu.bus_id().c_str(), o.mem.c_str(), o.scope.c_str(), (unsigned long long)t.packets,
+  std::printf("gpu=%s mem=%s scope=%s queues=%u packets=%llu bytes=%llu checksum=%016llx rx_missed=%llu bursts=%llu\n",
+              gpu.bus_id().c_str(), o.mem.c_str(), o.scope.c_str(), nq, (unsigned long long)t.packets,
               (unsigned long long)t.bytes, (unsigned long long)t.checksum, (unsigned long long)st.rx_missed,
               (unsigned long long)st.bursts);
   int rc = 0;
@@ -65,7 +89,7 @@ int run(const Options& o) {
     rc = 1;
   }
   if (o.verify) {
-    auto ref = examples::host_receive_totals(o.nic);
+    auto ref = examples::host_receive_totals(o.nic, static_cast<uint16_t>(nq));
     if (!ref) return examples::fail(ref.status());
     const bool same = ref->packets == t.packets && ref->bytes == t.bytes && ref->checksum == t.checksum;
     std::printf("host reference: packets=%llu bytes=%llu checksum=%016llx -> %s\n",
@@ -73,8 +97,8 @@ int run(const Options& o) {
                 same ? "MATCH" : "MISMATCH");
     if (!same) rc = 1;
   }
-  grxq->destroy();
-  rxq->destroy();
+  for (GpuRxq& h : handles) h.destroy();
+  for (EthRxq& q : rxqs) q.destroy();
   return rc;
 }
 
@@ -88,7 +112,11 @@ int main(int argc, char** argv) {
   app.add_option("--mem", o.mem, "RX ring memory: gpu (device, staged copies) or host (pinned, mapped)")
       ->capture_default_str();
   app.add_option("--scope", o.scope, "receive scope: thread, warp or block")->capture_default_str();
-  app.add_option("--grid", o.grid, "blocks of the persistent kernel")->capture_default_str();
+  app.add_option("--queues", o.queues,
+                 "RX queues to receive from (0: every queue the port has, e.g. synthetic:...,queues=4); "
+                 "block b of the kernel serves queue b % queues")
+      ->capture_default_str();
+  app.add_option("--grid", o.grid, "blocks of the persistent kernel (at least --queues)")->capture_default_str();
   app.add_option("--block", o.block, "threads per block (a multiple of 32 for warp scope)")->capture_default_str();
   app.add_option("--burst", o.burst, "packets per receive")->capture_default_str();
   app.add_option("--strides", o.strides, "RX ring strides (power of two)")->capture_default_str();
