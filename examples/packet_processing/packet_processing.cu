@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstring>
 
 #include "../common/example.hpp"
 #include "../common/kernels.hpp"

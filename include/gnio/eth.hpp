@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gnio/drop_reason.hpp"
 #include "gnio/eth_caps.hpp"
 #include "gnio/mem.hpp"
 #include "gnio/status.hpp"
@@ -34,10 +35,13 @@ std::string_view queue_state_name(QueueState s) noexcept;
 enum class RingMem : uint8_t { Gpu, Host };
 
 struct RxqStats {
+  uint64_t offered = 0;    // frames the backend offered to the queue
   uint64_t packets = 0;    // published to the consumer (counted per burst)
   uint64_t bytes = 0;
   uint64_t bursts = 0;     // producer-index publications
-  uint64_t rx_missed = 0;  // dropped at the "NIC": ring full
+  uint64_t rx_missed = 0;  // dropped at the "NIC": ring full (== dropped[RingFull])
+  DropCounts dropped{};    // frames not delivered, by reason (drop_reason.hpp)
+  uint64_t truncated = 0;  // delivered cut to max_packet_size (descriptor flag FrameTruncated)
   uint64_t released = 0;   // descriptors the consumer released
   uint64_t errors = 0;     // backend errors
   uint64_t copies = 0;     // host-to-device copies issued (ring mem=gpu)

@@ -1,11 +1,58 @@
 #include "backends/backend.hpp"
 
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "backends/drivers.hpp"
 #include "backends/spec.hpp"
 
 namespace gnio::backend {
+
+Result<size_t> Backend::rx_into(uint16_t queue, RxSink& sink) {
+  // A frame that found no room is offered again, first, at the next call.
+  if (held_.size() <= queue) held_.resize(queue + 1u);
+  std::vector<HeldFrame>& held = held_[queue];
+  if (!held.empty()) {
+    size_t offered = 0;
+    while (offered < held.size() && sink.room() > 0) {
+      HeldFrame& h = held[offered];
+      uint8_t* dst = sink.claim(static_cast<uint32_t>(h.bytes.size()));
+      if (!dst) break;
+      std::memcpy(dst, h.bytes.data(), h.bytes.size());
+      sink.commit(static_cast<uint32_t>(h.bytes.size()), h.timestamp_ns, h.flags, h.wire_len);
+      ++offered;
+    }
+    held.erase(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(offered));
+    return offered;
+  }
+  std::vector<RxFrame>& frames = burst_;
+  frames.resize(sink.room());
+  Result<size_t> got = rx_burst(queue, frames);
+  if (!got) return got.status();
+  for (size_t i = 0; i < *got; ++i) {
+    RxFrame& f = frames[i];
+    if (f.len == 0) {
+      sink.drop(DropReason::Empty);
+      continue;
+    }
+    if (f.len > sink.max_frame()) {
+      if (f.wire_len == 0) f.wire_len = f.len;
+      f.len = sink.max_frame();
+      f.flags |= RxFrameTruncated;
+    }
+    uint8_t* dst = held.empty() ? sink.claim(f.len) : nullptr;
+    if (dst) {
+      std::memcpy(dst, f.data, f.len);
+      sink.commit(f.len, f.timestamp_ns, f.flags, f.wire_len);
+    } else if (caps().drops_when_full) {
+      sink.drop(DropReason::RingFull);  // a wire does not wait for the ring
+    } else {
+      held.push_back({std::vector<uint8_t>(f.data, f.data + f.len), f.timestamp_ns, f.flags, f.wire_len});
+    }
+  }
+  return *got;
+}
 
 Result<std::unique_ptr<Backend>> open_backend(std::string_view spec) {
   std::string_view driver = spec_driver(spec);
@@ -13,9 +60,12 @@ Result<std::unique_ptr<Backend>> open_backend(std::string_view spec) {
   if (driver == "pcap-out") return open_pcap_out(spec);
   if (driver == "synthetic") return open_synthetic(spec);
   if (driver == "loop") return open_loop(spec);
+  if (driver == "afxdp") return open_afxdp(spec);
+  if (driver == "dpdk") return open_dpdk(spec);
+  if (driver == "fault") return open_fault(spec);
   return Status(Errc::InvalidValue, Layer::Backend,
                 "queue spec '" + std::string(spec) + "': unknown driver '" + std::string(driver) +
-                    "'; known drivers: pcap, pcap-out, synthetic, loop (e.g. 'pcap:FILE', 'loop:')");
+                    "'; known drivers: pcap, pcap-out, synthetic, loop, afxdp, dpdk, fault (e.g. 'pcap:FILE', 'loop:')");
 }
 
 }  // namespace gnio::backend

@@ -1,30 +1,81 @@
 // The part of a "NIC" that moves frames on the host: the NIC engine pulls
 // received frames from a backend and hands transmitted frames to it.
+//
+// Three ways a backend delivers frames (docs/DESIGN-NOTES.md counts the
+// copies of each):
+//  1. rx_into(): the engine lends the free space of the ring (or of its
+//     pinned staging mirror) through an RxSink and the backend writes each
+//     frame there once (pcap records, generator templates, loop payloads).
+//  2. Backend-owned memory: rx_memory() names memory the backend's frames
+//     live in (AF_XDP UMEM, DPDK mbuf pool, a prebuilt pool); the engine
+//     registers it with the GPU once, rx_burst() returns frames pointing into
+//     it, descriptors point at them where they are, and the engine hands them
+//     back with rx_release() only after the kernel released them.
+//  3. rx_burst() into backend-private memory, copied by the engine (the
+//     default rx_into() does this; for simple backends and tests).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "gnio/drop_reason.hpp"
 #include "gnio/eth_caps.hpp"
 #include "gnio/status.hpp"
 
 namespace gnio::backend {
 
-// One received frame. `data` stays valid until the next rx_burst() on the
-// same queue.
+// What a backend says of one received frame (bits of RxFrame::flags). They
+// become descriptor flags (dev::PacketFlags FrameTruncated / SyntheticL2).
+enum RxFrameFlags : uint32_t {
+  RxFrameTruncated = 1u << 0,   // cut to the queue's max packet size; wire_len has the original length
+  RxFrameSyntheticL2 = 1u << 1, // the Ethernet header was made up from SLL/NULL/raw-IP framing
+};
+
+// One received frame. Unless the backend owns the memory (rx_memory()),
+// `data` stays valid until the next rx_burst() on the same queue.
 struct RxFrame {
   const uint8_t* data = nullptr;
-  uint32_t len = 0;
-  uint64_t timestamp_ns = 0;  // capture/arrival time (CLOCK_REALTIME ns)
+  uint32_t len = 0;             // bytes at data
+  uint32_t flags = 0;           // RxFrameFlags
+  uint32_t wire_len = 0;        // length before truncation (0: same as len)
+  uint64_t timestamp_ns = 0;    // capture/arrival time (CLOCK_REALTIME ns)
+  uint64_t cookie = 0;          // backend-owned memory: what rx_release() needs back (UMEM address, mbuf)
 };
 
 struct TxFrame {
   const uint8_t* data = nullptr;
   uint32_t len = 0;
   uint64_t timestamp_ns = 0;  // time the engine sent it (CLOCK_REALTIME ns)
+};
+
+// Frame memory a backend owns: one region per queue (or one shared by all
+// queues), host-mapped, which the engine registers with the GPU.
+struct RxMemory {
+  uint8_t* base = nullptr;
+  size_t bytes = 0;
+};
+
+// The free space of one RX ring, lent to a backend for one burst.
+class RxSink {
+ public:
+  virtual ~RxSink() = default;
+  // Room for a frame of `len` bytes, or nullptr when the ring has none now
+  // (keep the frame: it is offered again at the next burst, in order).
+  virtual uint8_t* claim(uint32_t len) = 0;
+  // Completes the frame written into the last claim().
+  virtual void commit(uint32_t len, uint64_t timestamp_ns, uint32_t flags, uint32_t wire_len) = 0;
+  // A frame offered but not delivered, counted under its reason.
+  virtual void drop(DropReason why) = 0;
+  // Frames this burst may still take.
+  virtual uint32_t room() const = 0;
+  // The queue's max packet size: a longer frame is cut to it by the backend
+  // and committed with RxFrameTruncated and its wire_len.
+  virtual uint32_t max_frame() const = 0;
 };
 
 class Backend {
@@ -38,6 +89,16 @@ class Backend {
   // Errors are real failures (I/O, corrupt input) with file/offset context.
   virtual Result<size_t> rx_burst(uint16_t queue, std::span<RxFrame> out) = 0;
 
+  // Writes up to sink.room() frames of queue `queue` straight into the
+  // ring; returns how many it offered (delivered or dropped). The default
+  // copies what rx_burst() returns.
+  virtual Result<size_t> rx_into(uint16_t queue, RxSink& sink);
+
+  // Backend-owned frame memory of `queue`, if the backend has any (mode 2).
+  virtual std::optional<RxMemory> rx_memory(uint16_t /*queue*/) const { return std::nullopt; }
+  // Gives back frames of `queue` the kernel released, in delivery order.
+  virtual void rx_release(uint16_t /*queue*/, std::span<const RxFrame> /*frames*/) {}
+
   // True once a finite source (a pcap file, a counted generator) is drained.
   virtual bool at_end(uint16_t queue) const = 0;
 
@@ -47,6 +108,16 @@ class Backend {
 
   // Makes everything sent so far durable/visible (pcap-out flushes).
   virtual Status flush() { return Status::ok(); }
+
+ private:
+  // The default rx_into(): frames rx_burst() returned that found no room.
+  struct HeldFrame {
+    std::vector<uint8_t> bytes;
+    uint64_t timestamp_ns;
+    uint32_t flags, wire_len;
+  };
+  std::vector<std::vector<HeldFrame>> held_;  // per queue
+  std::vector<RxFrame> burst_;
 };
 
 // Opens a backend from a queue spec ("pcap:FILE,loop=2", "synthetic:count=10",

@@ -18,6 +18,9 @@ Result<std::unique_ptr<Backend>> open_pcap(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_pcap_out(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_synthetic(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_loop(std::string_view spec);
+Result<std::unique_ptr<Backend>> open_afxdp(std::string_view spec);
+Result<std::unique_ptr<Backend>> open_dpdk(std::string_view spec);
+Result<std::unique_ptr<Backend>> open_fault(std::string_view spec);
 
 // Every backend's frame limit: the largest jumbo frame NICs commonly take.
 inline constexpr uint32_t kMaxFrameSize = 9216;

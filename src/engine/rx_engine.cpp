@@ -142,13 +142,12 @@ bool RxEngine::place(const uint8_t* data, uint32_t len, uint64_t ts) {
 
   dev::RxDesc& d = write_desc_[pi_ & (ndesc_ - 1)];
   d.len = len;
-  d.stride_index = static_cast<uint32_t>(start);
+  d.offset = offset;
   const RxMetadata meta = describe_frame(data, len);
   d.flags = meta.flags;
   d.rss_hash = meta.rss_hash;
   d.timestamp_ns = ts;
   d.nstrides = need;
-  d.reserved = 0;
 
   span_end_[pi_ & (ndesc_ - 1)] = pos + need;
   stride_head_ = pos + need;

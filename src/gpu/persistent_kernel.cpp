@@ -34,6 +34,8 @@ struct KernelRuntime {
     cudaError_t e = cudaStreamQuery(stream);
     if (e == cudaErrorNotReady) return false;
     if (e != cudaSuccess) error = cuda_status(e, "persistent kernel \"" + cfg.name + "\"");
+#else
+    (void)error;  // without CUDA every kernel is emulated
 #endif
     return true;
   }

@@ -296,7 +296,9 @@ TEST(Rx, IndependentReceiversShareAQueueAndReleaseInOrder) {
   // The work really was shared. Emulated blocks are OS threads: on a loaded
   // machine one of them can take every burst before the others are
   // scheduled, so only real GPU blocks, which run at once, must share.
-  if (!gpu.emulated()) EXPECT_GE(blocks_with_work, 2u);
+  if (!gpu.emulated()) {
+    EXPECT_GE(blocks_with_work, 2u);
+  }
 }
 
 TEST(PersistentKernel, StopReportsStalledBlocksInsteadOfHanging) {

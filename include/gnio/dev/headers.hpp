@@ -31,6 +31,12 @@ enum class PacketFlags : uint32_t {
   L4CsumBad = 1u << 12,
   Fragment = 1u << 13,  // an IPv4 or IPv6 fragment; its L4 checksum is not checked
   Truncated = 1u << 14, // a header claims more bytes than the frame holds
+  // Set by the NIC engine from what the backend said of the frame:
+  FrameTruncated = 1u << 15,  // the frame was longer than the queue's max packet size and was cut to it
+  SyntheticL2 = 1u << 16,     // the Ethernet header was made up (the capture had SLL/NULL/raw IP framing)
+  // Checksum state, continued: the L4 checksum field holds only the
+  // pseudo-header sum, left for the NIC to finish (loopback, veth captures).
+  L4CsumPartial = 1u << 17,
 };
 
 GNIO_HD constexpr uint32_t bit(PacketFlags f) { return static_cast<uint32_t>(f); }

@@ -8,16 +8,18 @@
 
 namespace gnio::dev {
 
-// One received packet: it occupies `nstrides` consecutive strides starting
-// at `stride_index`, so its bytes are contiguous.
+// One received packet: `len` contiguous bytes at byte `offset` of the ring's
+// data area. In a strided ring they occupy `nstrides` consecutive strides
+// starting at offset >> stride_shift; where a backend owns the packet memory
+// (AF_XDP UMEM, DPDK mbufs, a prebuilt pool) that memory is the data area
+// and `offset` is wherever the NIC put the frame.
 struct RxDesc {
   uint32_t len;
-  uint32_t stride_index;
   uint32_t flags;     // PacketFlags (headers.hpp)
   uint32_t rss_hash;
+  uint32_t nstrides;  // strides (or backend buffers) the packet holds until released
+  uint64_t offset;    // bytes from RxRing::data
   uint64_t timestamp_ns;
-  uint32_t nstrides;
-  uint32_t reserved;
 };
 static_assert(sizeof(RxDesc) == 32);
 

@@ -31,22 +31,21 @@ class RxBurst {
  public:
   RxBurst() = default;
   GNIO_HD RxBurst(const RxRing& ring, uint64_t first, uint32_t count, Status status)
-      : data_(ring.data), desc_(ring.desc), desc_mask_(ring.desc_mask),
-        stride_shift_(ring.stride_shift), first_(first), count_(count), status_(status) {}
+      : data_(ring.data), desc_(ring.desc), desc_mask_(ring.desc_mask), first_(first), count_(count),
+        status_(status) {}
 
   GNIO_HD uint32_t count() const { return count_; }
   GNIO_HD uint64_t first() const { return first_; }
   GNIO_HD Status status() const { return status_; }
   GNIO_HD Packet operator[](uint32_t i) const {
     const RxDesc* d = &desc_[(first_ + i) & desc_mask_];
-    return Packet(data_ + (static_cast<uint64_t>(d->stride_index) << stride_shift_), d);
+    return Packet(data_ + d->offset, d);
   }
 
  private:
   uint8_t* data_ = nullptr;
   const RxDesc* desc_ = nullptr;
   uint32_t desc_mask_ = 0;
-  uint32_t stride_shift_ = 0;
   uint64_t first_ = 0;
   uint32_t count_ = 0;
   Status status_ = Status::Success;

@@ -1,0 +1,13 @@
+// fault:KIND,...,inner=SPEC — injects faults into another backend. Placeholder until built.
+#include <string>
+
+#include "backends/drivers.hpp"
+
+namespace gnio::backend {
+
+Result<std::unique_ptr<Backend>> open_fault(std::string_view spec) {
+  return Status(Errc::NotSupported, Layer::Backend,
+                "queue spec '" + std::string(spec) + "': the fault driver is not built into this gnio");
+}
+
+}  // namespace gnio::backend
