@@ -67,7 +67,9 @@ Status build(const Options& o, Gpu& gpu, EthDevice& rx_dev, EthDevice& tx_dev, R
   auto g_tx = GpuTxq::create(gpu, p.txq);
   if (!g_tx) return g_tx.status();
   p.gtxq = std::move(*g_tx);
-  LaunchConfig cfg{1, gpu.emulated() ? 1u : o.block, "echo"};
+  LaunchConfig cfg;
+  cfg.block = gpu.emulated() ? 1u : o.block;
+  cfg.name = "echo";
   auto k = examples::with_scope(scope, [&]<Scope S>() {
     return PersistentKernel::launch(gpu, cfg, examples::EchoKernel<S>{p.grxq.handle(), p.gtxq.handle(), o.burst});
   });
@@ -151,7 +153,9 @@ int run_loop(const Options& o, Gpu& gpu, RingMem mem, Scope scope) {
       print_stats(p);
       return 1;
     }
-    if (back->empty()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+    // Nothing back: the next echo is usually microseconds away, so give the
+    // core to the engines and the kernel without sleeping through it.
+    if (back->empty()) std::this_thread::yield();
   }
   print_stats(p);
   if (Status s = teardown(p); !s) return examples::fail(s);

@@ -1,5 +1,6 @@
 #include "engine/tx_engine.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -15,12 +16,42 @@ namespace gnio::detail {
 
 namespace {
 constexpr size_t kTxBurst = 64;
+// Bytes between two device payloads that are still copied as one range:
+// starting a DMA costs microseconds, a few KiB more of it nanoseconds.
+constexpr size_t kMaxCopyGap = 4096;
+// An idle engine spins this long after its last work before it backs off,
+// so a packet that follows another within it is seen at once.
+constexpr uint64_t kBusyPollNs = 50'000;
+// Closer than this to a send time the engine spins instead of sleeping.
+constexpr uint64_t kSendTimeSpinNs = 50'000;
+}  // namespace
+
+std::optional<size_t> TxCopyPlan::add(uint64_t addr, uint32_t len, uint64_t region) {
+  if (!copies_.empty()) {
+    Copy& last = copies_.back();
+    const uint64_t last_end = last.src + last.len;
+    if (last.region == region && addr >= last.src && addr <= last_end + max_gap_) {
+      // Overlapping or close behind: grow the last copy. If that does not
+      // fit, a copy of its own (at least as long as the growth) would not either.
+      const uint64_t grow = std::max<uint64_t>(last_end, addr + len) - last_end;
+      if (used_ + grow > arena_bytes_) return std::nullopt;
+      last.len += grow;
+      used_ += grow;
+      return last.dst + (addr - last.src);
+    }
+  }
+  if (used_ + len > arena_bytes_) return std::nullopt;
+  copies_.push_back({addr, used_, len, region});
+  used_ += len;
+  return used_ - len;
 }
 
-Result<std::unique_ptr<TxEngine>> TxEngine::start(TxqImpl& q) {
+TxEngine::TxEngine(TxqImpl& q) : q_(q), plan_(0, kMaxCopyGap) {}
+
+Result<std::unique_ptr<TxEngine>> TxEngine::start(TxqImpl& q, bool own_thread) {
   std::unique_ptr<TxEngine> e(new TxEngine(q));
   GNIO_TRY(e->allocate());
-  e->thread_ = std::thread([raw = e.get()] { raw->run(); });
+  if (own_thread) e->thread_ = std::thread([raw = e.get()] { raw->run(); });
   return e;
 }
 
@@ -46,6 +77,15 @@ Status TxEngine::allocate() {
   auto ready = gpu.alloc(static_cast<size_t>(depth) * sizeof(uint64_t), MemKind::Gpu, 4096);
   if (!ready) return ready.status();
   ready_ = std::move(*ready);
+  // Room for a full burst of the largest packets with a stride's gap after
+  // each; a burst that needs more is split, never refused.
+  const size_t arena_bytes = kTxBurst * (static_cast<size_t>(slot_size_) + 2048);
+  auto arena = gpu.alloc(arena_bytes, MemKind::CpuGpu, 4096);
+  if (!arena) return arena.status();
+  arena_ = std::move(*arena);
+  plan_ = TxCopyPlan(arena_bytes, kMaxCopyGap);
+  frames_.reserve(kTxBurst);
+  arena_frames_.reserve(kTxBurst);
 
   auto* host_base = static_cast<uint8_t*>(host_idx_.host_ptr());
   auto* dev_base = static_cast<uint8_t*>(host_idx_.device_ptr());
@@ -59,6 +99,7 @@ Status TxEngine::allocate() {
   dev_ring_.completed = reinterpret_cast<uint64_t*>(dev_base + 128);
   dev_ring_.errors = reinterpret_cast<uint64_t*>(dev_base + 256);
   auto* dev_words = static_cast<uint8_t*>(dev_idx_.device_ptr());
+  // reserve, then the completion count the device last read (Txq::completed_seen).
   dev_ring_.reserve = reinterpret_cast<uint64_t*>(dev_words);
   dev_ring_.pushed = reinterpret_cast<uint64_t*>(dev_words + 64);
   dev_ring_.push_lock = reinterpret_cast<uint32_t*>(dev_words + 96);
@@ -77,19 +118,28 @@ Status TxEngine::allocate() {
 uint64_t TxEngine::pushed() const noexcept { return dev::load_acquire(producer_); }
 uint64_t TxEngine::completed() const noexcept { return dev::load_acquire(completed_); }
 
+TxCopyStats TxEngine::copy_stats() const noexcept {
+  return {copy_payloads_.load(std::memory_order_relaxed), copies_.load(std::memory_order_relaxed),
+          copy_bytes_.load(std::memory_order_relaxed), copy_waits_.load(std::memory_order_relaxed)};
+}
+
 Status TxEngine::stop(uint32_t timeout_ms) {
   Status result;
-  if (thread_.joinable()) {
+  const bool polled_here = !thread_.joinable() && !stop_.load();
+  if (thread_.joinable() || polled_here) {
+    if (polled_here) q_.gpu->bind_thread();
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    while (completed() < pushed() && std::chrono::steady_clock::now() < deadline)
+    while (completed() < pushed() && std::chrono::steady_clock::now() < deadline) {
+      if (polled_here && poll() > 0) continue;
       std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
     if (completed() < pushed())
       result = Status(Errc::Timeout, Layer::Engine,
                       "TX queue " + std::to_string(q_.queue_id) + " stopped with " +
                           std::to_string(pushed() - completed()) + " pushed descriptors not sent after " +
                           std::to_string(timeout_ms) + " ms; raise the timeout or check send times");
     stop_.store(true);
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
   }
 #if GNIO_HAVE_CUDA
   if (stream_) {
@@ -101,94 +151,175 @@ Status TxEngine::stop(uint32_t timeout_ms) {
   return result;
 }
 
-const uint8_t* TxEngine::payload(const dev::TxDesc& d, uint64_t index, std::vector<uint8_t>& bounce) {
-  if (d.len == 0 || d.len > q_.max_packet_size) return nullptr;
-  if (d.flags & dev::TxStaged) {
-    if (d.len > slot_size_) return nullptr;
-    return static_cast<const uint8_t*>(staging_.host_ptr()) + (index & (q_.depth - 1)) * slot_size_;
+size_t TxEngine::poll() {
+  const uint64_t p = dev::load_acquire(producer_);
+  hold_until_ns_ = 0;
+  if (p == ci_) return 0;
+  const auto* descs = static_cast<const dev::TxDesc*>(desc_.host_ptr());
+  const auto* staging = static_cast<const uint8_t*>(staging_.host_ptr());
+  const uint64_t first = ci_;
+  const uint64_t end = std::min<uint64_t>(p, ci_ + kTxBurst);
+  frames_.clear();
+  arena_frames_.clear();
+  plan_.clear();
+  Region region;
+  bool have_region = false;  // the allocation of the last device address, looked up once per burst
+  uint64_t i = first;
+  for (; i < end; ++i) {
+    const dev::TxDesc d = descs[i & (q_.depth - 1)];
+    if ((d.flags & dev::TxWaitOnTime) && d.send_time_ns > dev::host_now_ns()) {
+      if (held_index_ != i) {
+        held_index_ = i;
+        q_.counters.waited_on_time.fetch_add(1, std::memory_order_relaxed);
+      }
+      hold_until_ns_ = d.send_time_ns;  // everything before it goes now; it waits
+      break;
+    }
+    const uint8_t* bytes = nullptr;
+    bool valid = d.len != 0 && d.len <= q_.max_packet_size;
+    if (valid && (d.flags & dev::TxStaged)) {
+      valid = d.len <= slot_size_;
+      bytes = staging + (i & (q_.depth - 1)) * slot_size_;
+    } else if (valid) {
+      if (!have_region || d.addr < region.dev_base || d.addr + d.len > region.dev_base + region.size)
+        have_region = q_.gpu->resolve(d.addr, d.len, region);
+      valid = have_region;
+      if (valid && region.kind != MemKind::Gpu) {
+        bytes = region.host + (d.addr - region.dev_base);  // mapped: read in place
+      } else if (valid) {
+        std::optional<size_t> offset = plan_.add(d.addr, d.len, region.dev_base);
+        if (!offset) break;  // the arena is full: this one starts the next burst
+        arena_frames_.push_back({frames_.size(), *offset});
+      }
+    }
+    if (!valid) {
+      ++error_count_;
+      q_.counters.errors.fetch_add(1, std::memory_order_relaxed);
+      log::warn("tx-engine", "descriptor " + std::to_string(i) + " of TX queue " + std::to_string(q_.queue_id) +
+                                 " has no valid payload (addr " + std::to_string(d.addr) + ", len " +
+                                 std::to_string(d.len) + "): not in registered memory or too long; completed with error");
+      continue;
+    }
+    frames_.push_back({bytes, d.len, 0});
   }
-  Region r;
-  if (!q_.gpu->resolve(d.addr, d.len, r)) return nullptr;
-  if (r.host) return r.host + (d.addr - r.dev_base);
+  if (!plan_.empty()) land_copies();
+  send();
+  ci_ = i;
+  dev::store_release(errors_, error_count_);
+  dev::store_release(completed_, ci_);
+  q_.counters.completions.store(ci_, std::memory_order_relaxed);
+  return i - first;
+}
+
+void TxEngine::land_copies() {
+  auto* arena = static_cast<uint8_t*>(arena_.host_ptr());
+  bool landed = true;
+  if (q_.gpu->emulated) {
+    // The emulated copy engine: device memory is host memory there.
+    for (const TxCopyPlan::Copy& c : plan_.copies())
+      std::memcpy(arena + c.dst, reinterpret_cast<const void*>(c.src), c.len);
+  } else {
 #if GNIO_HAVE_CUDA
-  // Device memory: the "NIC" reads it with a copy (GPUDirect hardware would DMA it).
-  bounce.resize(d.len);
-  if (cudaMemcpyAsync(bounce.data(), reinterpret_cast<const void*>(d.addr), d.len, cudaMemcpyDeviceToHost, stream_) !=
-          cudaSuccess ||
-      cudaStreamSynchronize(stream_) != cudaSuccess)
-    return nullptr;
-  return bounce.data();
+    // The "NIC" reads device memory with copies (GPUDirect hardware would
+    // DMA it): all of the burst's copies queued, then one wait.
+    cudaError_t err = cudaSuccess;
+    for (const TxCopyPlan::Copy& c : plan_.copies()) {
+      err = cudaMemcpyAsync(arena + c.dst, reinterpret_cast<const void*>(c.src), c.len, cudaMemcpyDeviceToHost,
+                            stream_);
+      if (err != cudaSuccess) break;
+    }
+    const cudaError_t waited = cudaStreamSynchronize(stream_);
+    if (err == cudaSuccess) err = waited;
+    if (err != cudaSuccess) {
+      landed = false;
+      log::error("tx-engine", std::string("copying ") + std::to_string(arena_frames_.size()) +
+                                  " device-memory payloads of TX queue " + std::to_string(q_.queue_id) +
+                                  " failed: " + cudaGetErrorName(err) +
+                                  "; they complete with an error (run `gnio doctor`)");
+    }
 #else
-  (void)bounce;
-  return nullptr;
+    landed = false;
 #endif
+  }
+  copy_payloads_.fetch_add(arena_frames_.size(), std::memory_order_relaxed);
+  copies_.fetch_add(plan_.copies().size(), std::memory_order_relaxed);
+  copy_bytes_.fetch_add(plan_.bytes(), std::memory_order_relaxed);
+  copy_waits_.fetch_add(1, std::memory_order_relaxed);
+  if (landed) {
+    for (const ArenaFrame& a : arena_frames_) frames_[a.frame].data = arena + a.offset;
+    return;
+  }
+  // Drop the frames whose bytes did not arrive; keep the others in order.
+  size_t kept = 0, next_failed = 0;
+  for (size_t f = 0; f < frames_.size(); ++f) {
+    if (next_failed < arena_frames_.size() && arena_frames_[next_failed].frame == f) {
+      ++next_failed;
+      continue;
+    }
+    frames_[kept++] = frames_[f];
+  }
+  frames_.resize(kept);
+  error_count_ += arena_frames_.size();
+  q_.counters.errors.fetch_add(arena_frames_.size(), std::memory_order_relaxed);
+}
+
+void TxEngine::send() {
+  backend::Backend& be = *q_.dev->backend;
+  const uint64_t now = dev::host_now_ns();
+  for (backend::TxFrame& f : frames_) f.timestamp_ns = now;
+  size_t sent = 0;
+  uint64_t bytes = 0;
+  for (uint32_t spins = 0; sent < frames_.size() && !stop_.load(std::memory_order_relaxed);) {
+    Result<size_t> n = be.tx_burst(q_.queue_id, std::span(frames_).subspan(sent));
+    if (!n) {
+      log::error("tx-engine", n.status().to_string());
+      error_count_ += frames_.size() - sent;
+      q_.counters.errors.fetch_add(frames_.size() - sent, std::memory_order_relaxed);
+      break;
+    }
+    for (size_t k = sent; k < sent + *n; ++k) bytes += frames_[k].len;
+    sent += *n;
+    if (*n == 0) dev::host_backoff(++spins);
+  }
+  q_.counters.packets.fetch_add(sent, std::memory_order_relaxed);
+  q_.counters.bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+void TxEngine::wait_for_send_time() const {
+  while (!stop_.load(std::memory_order_relaxed)) {
+    const uint64_t now = dev::host_now_ns();
+    if (now >= hold_until_ns_) return;
+    const uint64_t left = hold_until_ns_ - now;
+    if (left > kSendTimeSpinNs) {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(left - kSendTimeSpinNs));
+    } else {
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
 }
 
 void TxEngine::run() {
   if (!q_.gpu->bind_thread()) return;
-  backend::Backend& be = *q_.dev->backend;
-  const auto* descs = static_cast<const dev::TxDesc*>(desc_.host_ptr());
-  std::vector<backend::TxFrame> frames;
-  std::vector<std::vector<uint8_t>> bounces(kTxBurst);
-  uint64_t ci = 0;
-  uint64_t error_count = 0;
+  uint64_t last_work_ns = dev::host_now_ns();
   uint32_t idle = 0;
-
-  auto send = [&](size_t upto_index) {
-    size_t sent = 0;
-    uint32_t spins = 0;
-    while (sent < frames.size() && !stop_.load(std::memory_order_relaxed)) {
-      Result<size_t> n = be.tx_burst(q_.queue_id, std::span(frames).subspan(sent));
-      if (!n) {
-        log::error("tx-engine", n.status().to_string());
-        error_count += frames.size() - sent;
-        q_.counters.errors.fetch_add(frames.size() - sent, std::memory_order_relaxed);
-        break;
-      }
-      for (size_t i = sent; i < sent + *n; ++i) {
-        q_.counters.packets.fetch_add(1, std::memory_order_relaxed);
-        q_.counters.bytes.fetch_add(frames[i].len, std::memory_order_relaxed);
-      }
-      sent += *n;
-      if (*n == 0) dev::host_backoff(++spins);
-    }
-    frames.clear();
-    dev::store_release(errors_, error_count);
-    dev::store_release(completed_, static_cast<uint64_t>(upto_index));
-    q_.counters.completions.store(upto_index, std::memory_order_relaxed);
-  };
-
   while (!stop_.load(std::memory_order_relaxed)) {
-    const uint64_t p = dev::load_acquire(producer_);
-    if (p == ci) {
+    if (poll() > 0) {
+      last_work_ns = dev::host_now_ns();
+      idle = 0;
+    } else if (hold_until_ns_ != 0) {
+      wait_for_send_time();
+    } else if (dev::host_now_ns() - last_work_ns < kBusyPollNs) {
+      // Right after work the next doorbell is likely close: spin, and now
+      // and then yield in case another thread waits for this core.
+      if ((++idle & 63) == 0)
+        std::this_thread::yield();
+      else
+        dev::host_backoff(1);
+    } else {
       dev::host_backoff(++idle);
-      continue;
     }
-    idle = 0;
-    const uint64_t end = std::min<uint64_t>(p, ci + kTxBurst);
-    for (uint64_t i = ci; i < end; ++i) {
-      const dev::TxDesc d = descs[i & (q_.depth - 1)];
-      if ((d.flags & dev::TxWaitOnTime) && d.send_time_ns > dev::host_now_ns()) {
-        send(i);  // everything before this packet goes now; this one waits
-        q_.counters.waited_on_time.fetch_add(1, std::memory_order_relaxed);
-        while (d.send_time_ns > dev::host_now_ns() && !stop_.load(std::memory_order_relaxed)) {
-          uint64_t left = d.send_time_ns - dev::host_now_ns();
-          if (left > 50000) std::this_thread::sleep_for(std::chrono::nanoseconds(left - 50000));
-        }
-      }
-      const uint8_t* bytes = payload(d, i, bounces[frames.size()]);
-      if (!bytes) {
-        ++error_count;
-        q_.counters.errors.fetch_add(1, std::memory_order_relaxed);
-        log::warn("tx-engine", "descriptor " + std::to_string(i) + " of TX queue " + std::to_string(q_.queue_id) +
-                                   " has no valid payload (addr " + std::to_string(d.addr) + ", len " +
-                                   std::to_string(d.len) + "): not in registered memory or too long; completed with error");
-        continue;
-      }
-      frames.push_back({bytes, d.len, dev::host_now_ns()});
-    }
-    send(end);
-    ci = end;
   }
 }
 

@@ -162,12 +162,22 @@ class Txq {
   GNIO_HD const TxRing& ring() const { return ring_; }
 
  private:
+  // The completion count last read from host memory, kept in the device
+  // word after `reserve` (the engine allocates the two together), so that
+  // reserve() crosses PCIe only when the ring looks full by it. It never
+  // runs ahead of the engine's count: a stale value costs a read, not a slot.
+  GNIO_HD uint64_t* completed_seen() const { return ring_.reserve + 1; }
+
   GNIO_HD TxBatch reserve_one(uint32_t n) const {
     if (n == 0 || n > ring_.desc_mask + 1) return TxBatch(ring_, 0, 0, Status::InvalidValue);
     for (;;) {
       uint64_t r = load_relaxed(ring_.reserve);
-      uint64_t done = load_acquire(ring_.completed);
-      if (r + n - done > ring_.desc_mask + 1ull) return TxBatch(ring_, r, 0, Status::Again);
+      uint64_t done = load_acquire(completed_seen());
+      if (r + n - done > ring_.desc_mask + 1ull) {
+        done = load_acquire(ring_.completed);
+        store_release(completed_seen(), done);
+        if (r + n - done > ring_.desc_mask + 1ull) return TxBatch(ring_, r, 0, Status::Again);
+      }
       if (compare_exchange(ring_.reserve, r, r + n)) return TxBatch(ring_, r, n, Status::Success);
     }
   }

@@ -1,0 +1,375 @@
+// The TX NIC engine: how it plans the copies of device-memory payloads, what
+// one poll() does with a burst (copies, waits, bytes out, errors, send times)
+// when the ring is filled by hand on the emulated device, and kernels sending
+// from device memory on the device under test (GNIO_TEST_GPU).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "engine/tx_engine.hpp"
+#include "eth/eth_impl.hpp"
+#include "gnio/dev/txq.hpp"
+#include "gnio/gpu_queue.hpp"
+#include "gnio/persistent_kernel.hpp"
+#include "../core/test_support.hpp"
+
+using namespace gnio;
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+// ---- the copy plan ---------------------------------------------------------
+
+TEST(TxCopyPlan, PayloadsBackToBackAreOneCopy) {
+  detail::TxCopyPlan plan(4096, 256);
+  EXPECT_EQ(plan.add(1000, 100, 0), 0u);
+  EXPECT_EQ(plan.add(1100, 50, 0), 100u);
+  EXPECT_EQ(plan.add(1150, 10, 0), 150u);
+  ASSERT_EQ(plan.copies().size(), 1u);
+  EXPECT_EQ(plan.copies()[0].src, 1000u);
+  EXPECT_EQ(plan.copies()[0].len, 160u);
+  EXPECT_EQ(plan.bytes(), 160u);
+}
+
+TEST(TxCopyPlan, StridesWithGapsAreOneCopyThatKeepsTheGaps) {
+  detail::TxCopyPlan plan(8192, 256);
+  // Packets in consecutive 256-byte strides, shorter than a stride.
+  EXPECT_EQ(plan.add(4096, 60, 4096), 0u);
+  EXPECT_EQ(plan.add(4096 + 256, 200, 4096), 256u);
+  EXPECT_EQ(plan.add(4096 + 512, 64, 4096), 512u);
+  ASSERT_EQ(plan.copies().size(), 1u);
+  EXPECT_EQ(plan.copies()[0].len, 512u + 64u);
+  EXPECT_EQ(plan.add(4096 + 512 + 64 + 257, 8, 4096), 576u);  // a 257-byte gap: a copy of its own
+  EXPECT_EQ(plan.copies().size(), 2u);
+}
+
+TEST(TxCopyPlan, FarApartOtherAllocationOrBackwardsStartsAnotherCopy) {
+  detail::TxCopyPlan plan(1 << 16, 256);
+  EXPECT_EQ(plan.add(10000, 100, 0), 0u);
+  EXPECT_EQ(plan.add(10100 + 257, 10, 0), 100u);   // 257 bytes past the end: too far
+  EXPECT_EQ(plan.add(10367, 20, 10367), 110u);     // adjacent, but another allocation
+  EXPECT_EQ(plan.add(10000, 30, 10367), 130u);     // before the last copy's start
+  ASSERT_EQ(plan.copies().size(), 4u);
+  EXPECT_EQ(plan.copies()[1].src, 10357u);
+  EXPECT_EQ(plan.copies()[2].dst, 110u);
+  EXPECT_EQ(plan.bytes(), 160u);
+}
+
+TEST(TxCopyPlan, ThePayloadTwiceIsCopiedOnce) {
+  detail::TxCopyPlan plan(4096, 0);
+  EXPECT_EQ(plan.add(5000, 100, 0), 0u);
+  EXPECT_EQ(plan.add(5000, 100, 0), 0u);
+  EXPECT_EQ(plan.add(5040, 100, 0), 40u);  // overlaps: grows the copy by 40
+  ASSERT_EQ(plan.copies().size(), 1u);
+  EXPECT_EQ(plan.copies()[0].len, 140u);
+}
+
+TEST(TxCopyPlan, AFullArenaRefusesAndKeepsWhatItPlanned) {
+  detail::TxCopyPlan plan(300, 64);
+  EXPECT_EQ(plan.add(0, 200, 0), 0u);
+  EXPECT_FALSE(plan.add(210, 100, 0).has_value());   // merged it would need 310
+  EXPECT_FALSE(plan.add(9000, 101, 0).has_value());  // alone it would need 301
+  EXPECT_EQ(plan.add(9000, 100, 0), 200u);
+  EXPECT_EQ(plan.bytes(), 300u);
+  plan.clear();
+  EXPECT_TRUE(plan.empty());
+  EXPECT_EQ(plan.add(0, 300, 0), 0u);
+}
+
+// ---- one engine, polled by hand on the emulated device ---------------------
+
+// What a descriptor sends: device/mapped memory at `data`, or `staged` bytes
+// written into its staging slot.
+struct Send {
+  const uint8_t* data = nullptr;
+  uint32_t len = 0;
+  Bytes staged;
+  uint64_t send_time_ns = 0;
+};
+
+Bytes pattern(uint32_t seed, uint32_t len) {
+  Bytes b(len);
+  for (uint32_t j = 0; j < len; ++j) b[j] = static_cast<uint8_t>(seed * 31 + j * 7 + (j >> 8));
+  return b;
+}
+
+// The ring's device side is plain host memory on the emulated device, so
+// the test plays the kernel with the device API from the host.
+class DrivenTxEngine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto g = Gpu::open("cpu");
+    ASSERT_TRUE(g.has_value()) << g.status().to_string();
+    gpu_ = std::move(*g);
+    static std::atomic<int> wires{0};
+    const std::string wire = "loop:tx-driven-" + std::to_string(getpid()) + "-" + std::to_string(++wires);
+    auto near_end = backend::open_backend(wire);
+    auto far_end = backend::open_backend(wire);
+    ASSERT_TRUE(near_end.has_value() && far_end.has_value());
+    q_.dev = std::make_shared<detail::DeviceImpl>();
+    q_.dev->spec = wire;
+    q_.dev->backend = std::move(*near_end);
+    far_ = std::move(*far_end);
+    q_.depth = 128;
+    q_.max_packet_size = 2048;
+    q_.gpu = gpu_.impl();
+    auto e = detail::TxEngine::start(q_, /*own_thread=*/false);
+    ASSERT_TRUE(e.has_value()) << e.status().to_string();
+    q_.engine = std::move(*e);
+    txq_ = dev::Txq(q_.engine->device_ring());
+  }
+
+  uint8_t* alloc(size_t bytes, MemKind kind) {
+    auto m = gpu_.alloc(bytes, kind, 4096);
+    EXPECT_TRUE(m.has_value());
+    if (!m) return nullptr;
+    memory_.push_back(std::move(*m));
+    return static_cast<uint8_t*>(memory_.back().device_ptr());
+  }
+
+  // Reserves, fills, commits and pushes one batch, as a kernel would.
+  void push(const std::vector<Send>& sends) {
+    dev::TxBatch b = txq_.reserve<Scope::Thread>(static_cast<uint32_t>(sends.size()));
+    ASSERT_EQ(b.status(), dev::Status::Success);
+    for (uint32_t i = 0; i < sends.size(); ++i) {
+      const Send& s = sends[i];
+      if (s.data) {
+        b.set(i, s.data, s.len, s.send_time_ns);
+      } else {
+        std::memcpy(b.staging(i), s.staged.data(), s.staged.size());
+        b.set_staged(i, static_cast<uint32_t>(s.staged.size()), s.send_time_ns);
+      }
+    }
+    txq_.commit<Scope::Thread>(b);
+    txq_.push();
+  }
+
+  std::vector<Bytes> received() {
+    std::vector<Bytes> out;
+    std::vector<backend::RxFrame> frames(64);
+    for (;;) {
+      auto n = far_->rx_burst(0, frames);
+      EXPECT_TRUE(n.has_value());
+      if (!n || *n == 0) return out;
+      for (size_t i = 0; i < *n; ++i) out.emplace_back(frames[i].data, frames[i].data + frames[i].len);
+    }
+  }
+
+  Gpu gpu_;
+  detail::TxqImpl q_;
+  std::unique_ptr<backend::Backend> far_;
+  dev::Txq txq_;
+  std::vector<DeviceMemory> memory_;
+};
+
+TEST_F(DrivenTxEngine, StridesOfABurstInDeviceMemoryAreOneCopyAndOneWait) {
+  constexpr uint32_t kStride = 256, kCount = 48;
+  uint8_t* ring = alloc(kCount * kStride, MemKind::Gpu);
+  ASSERT_NE(ring, nullptr);
+  std::vector<Send> sends;
+  std::vector<Bytes> want;
+  for (uint32_t i = 0; i < kCount; ++i) {
+    want.push_back(pattern(i, 60 + (i * 37) % 190));
+    std::memcpy(ring + i * kStride, want.back().data(), want.back().size());
+    sends.push_back({ring + i * kStride, static_cast<uint32_t>(want.back().size()), {}, 0});
+  }
+  push(sends);
+  EXPECT_EQ(q_.engine->poll(), kCount);
+  EXPECT_EQ(q_.engine->poll(), 0u);
+  const detail::TxCopyStats c = q_.engine->copy_stats();
+  EXPECT_EQ(c.payloads, kCount);
+  EXPECT_EQ(c.copies, 1u);
+  EXPECT_EQ(c.waits, 1u);
+  EXPECT_EQ(c.bytes, (kCount - 1) * kStride + want.back().size());
+  EXPECT_EQ(received(), want);
+  EXPECT_EQ(txq_.completed(), kCount);
+  EXPECT_EQ(txq_.completion_errors(), 0u);
+  EXPECT_EQ(q_.counters.packets.load(), kCount);
+  EXPECT_EQ(q_.counters.completions.load(), kCount);
+}
+
+TEST_F(DrivenTxEngine, MixedPayloadsKeepTheirOrderAndMappedOnesAreNotCopied) {
+  uint8_t* dev_a = alloc(8192, MemKind::Gpu);
+  uint8_t* dev_b = alloc(8192, MemKind::Gpu);
+  uint8_t* pinned = alloc(8192, MemKind::CpuGpu);
+  ASSERT_TRUE(dev_a && dev_b && pinned);
+  std::vector<Bytes> want;
+  std::vector<Send> sends;
+  auto device = [&](uint8_t* base, uint32_t off, uint32_t len) {
+    want.push_back(pattern(static_cast<uint32_t>(want.size()), len));
+    std::memcpy(base + off, want.back().data(), len);
+    sends.push_back({base + off, len, {}, 0});
+  };
+  device(dev_a, 0, 100);
+  want.push_back(pattern(1, 300));
+  sends.push_back({nullptr, 0, want.back(), 0});  // staged
+  device(pinned, 64, 1500);                       // mapped: read in place
+  device(dev_a, 128, 90);                         // joins the first copy
+  device(dev_b, 4000, 2048);                      // another allocation
+  device(dev_a, 1024, 64);                        // back to the first: a third copy
+  push(sends);
+  EXPECT_EQ(q_.engine->poll(), sends.size());
+  const detail::TxCopyStats c = q_.engine->copy_stats();
+  EXPECT_EQ(c.payloads, 4u);
+  EXPECT_EQ(c.copies, 3u);
+  EXPECT_EQ(c.waits, 1u);
+  EXPECT_EQ(c.bytes, 218u + 2048u + 64u);
+  EXPECT_EQ(received(), want);
+}
+
+TEST_F(DrivenTxEngine, AFullArenaSplitsTheBurstNeverAPacket) {
+  // Full-size packets with 4000-byte holes between them: one copy each way
+  // would be cheaper in bytes, the plan merges them and runs out of arena.
+  constexpr uint32_t kCount = 64, kLen = 2048, kSpacing = kLen + 4000;
+  uint8_t* mem = alloc(kCount * kSpacing, MemKind::Gpu);
+  ASSERT_NE(mem, nullptr);
+  std::vector<Bytes> want;
+  std::vector<Send> sends;
+  for (uint32_t i = 0; i < kCount; ++i) {
+    want.push_back(pattern(i, kLen));
+    std::memcpy(mem + i * kSpacing, want.back().data(), kLen);
+    sends.push_back({mem + i * kSpacing, kLen, {}, 0});
+  }
+  push(sends);
+  const size_t first = q_.engine->poll();
+  EXPECT_GT(first, 0u);
+  EXPECT_LT(first, kCount);
+  EXPECT_EQ(txq_.completed(), first);
+  size_t total = first;
+  for (int polls = 0; total < kCount && polls < 8; ++polls) total += q_.engine->poll();
+  EXPECT_EQ(total, kCount);
+  EXPECT_GE(q_.engine->copy_stats().waits, 2u);
+  EXPECT_EQ(received(), want);
+}
+
+TEST_F(DrivenTxEngine, APayloadOutsideRegisteredMemoryCompletesWithAnError) {
+  uint8_t* mem = alloc(4096, MemKind::Gpu);
+  ASSERT_NE(mem, nullptr);
+  static const uint8_t unregistered[64] = {};
+  const Bytes a = pattern(1, 80), b = pattern(2, 90);
+  std::memcpy(mem, a.data(), a.size());
+  std::memcpy(mem + 256, b.data(), b.size());
+  push({{mem, 80, {}, 0}, {unregistered, 64, {}, 0}, {mem + 256, 90, {}, 0}, {mem + 4000, 200, {}, 0}});
+  EXPECT_EQ(q_.engine->poll(), 4u);
+  EXPECT_EQ(txq_.completed(), 4u);
+  EXPECT_EQ(txq_.completion_errors(), 2u);  // not registered; runs past its allocation
+  EXPECT_EQ(q_.counters.errors.load(), 2u);
+  EXPECT_EQ(received(), (std::vector<Bytes>{a, b}));
+}
+
+TEST_F(DrivenTxEngine, ADescriptorHeldForItsSendTimeStopsThePoll) {
+  const Bytes first = pattern(1, 64), held = pattern(2, 64);
+  const uint64_t at = dev::host_now_ns() + 30'000'000;  // +30 ms
+  push({{nullptr, 0, first, 0}, {nullptr, 0, held, at}});
+  EXPECT_EQ(q_.engine->poll(), 1u);  // what is due goes at once
+  EXPECT_EQ(q_.engine->hold_until_ns(), at);
+  EXPECT_EQ(q_.engine->poll(), 0u);
+  EXPECT_EQ(q_.engine->hold_until_ns(), at);
+  EXPECT_EQ(q_.counters.waited_on_time.load(), 1u);  // counted once, however often polled
+  EXPECT_EQ(received(), std::vector<Bytes>{first});
+  gnio::test::eventually([&] { return q_.engine->poll() == 1; }, std::chrono::seconds(5));
+  EXPECT_GE(dev::host_now_ns(), at);
+  EXPECT_EQ(q_.engine->hold_until_ns(), 0u);
+  EXPECT_EQ(received(), std::vector<Bytes>{held});
+  EXPECT_EQ(txq_.completed(), 2u);
+}
+
+// ---- kernels sending from device memory, on the device under test ----------
+
+constexpr uint32_t kStride = 256;
+GNIO_HD inline uint32_t frame_len(uint32_t i) { return 60 + (i * 37) % 190; }
+GNIO_HD inline uint8_t frame_byte(uint32_t i, uint32_t j) {
+  return j < 4 ? static_cast<uint8_t>(i >> (8 * j)) : static_cast<uint8_t>(i * 7 + j);
+}
+
+// Writes frame i into stride i of a device-memory buffer and sends bursts
+// from there, as an echo of RX strides in place does; every seventh frame
+// goes through its staging slot instead.
+struct DeviceSendKernel {
+  dev::Txq txq;
+  uint8_t* strides;  // MemKind::Gpu, n * kStride bytes
+  uint32_t n, burst;
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    for (uint32_t first = 0; first < n && ctx.running(); first += burst) {
+      const uint32_t count = n - first < burst ? n - first : burst;
+      dev::TxBatch b = txq.reserve<Scope::Thread>(count);
+      while (b.status() == dev::Status::Again && ctx.running()) {
+        ctx.count_again();
+        txq.wait_completions(txq.completed() + 1, 100000);
+        b = txq.reserve<Scope::Thread>(count);
+      }
+      if (b.status() != dev::Status::Success) return;
+      for (uint32_t k = 0; k < count; ++k) {
+        const uint32_t i = first + k;
+        const bool staged = i % 7 == 3;
+        uint8_t* p = staged ? b.staging(k) : strides + static_cast<uint64_t>(i) * kStride;
+        for (uint32_t j = 0; j < frame_len(i); ++j) p[j] = frame_byte(i, j);
+        if (staged)
+          b.set_staged(k, frame_len(i));
+        else
+          b.set(k, p, frame_len(i));
+      }
+      txq.commit<Scope::Thread>(b);
+      txq.push();
+      ctx.count_packets(count, 0);
+    }
+    while (ctx.running()) ctx.heartbeat();
+  }
+};
+
+TEST(TxFromDeviceMemory, EveryFrameArrivesByteExactInOrder) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  const std::string wire = "loop:tx-devmem-" + std::to_string(getpid()) + "-" + gpu.bus_id();
+  auto a = EthDevice::open(wire);
+  auto b = EthDevice::open(wire);
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  auto txq = a->create_txq(0);
+  ASSERT_TRUE(txq.has_value());
+  ASSERT_TRUE(txq->set_depth(256));
+  ASSERT_TRUE(txq->set_gpu(gpu));
+  ASSERT_TRUE(txq->start());
+  auto host_rx = b->create_rxq(0);
+  ASSERT_TRUE(host_rx.has_value());
+  ASSERT_TRUE(host_rx->start());
+  auto h = GpuTxq::create(gpu, *txq);
+  ASSERT_TRUE(h.has_value());
+  const uint32_t n = 3000, burst = 40;
+  auto strides = gpu.alloc(static_cast<size_t>(n) * kStride, MemKind::Gpu);
+  ASSERT_TRUE(strides.has_value());
+  LaunchConfig one_thread;
+  one_thread.grid = 1;
+  one_thread.block = 1;
+  one_thread.name = "tx-devmem";
+  auto k = PersistentKernel::launch(
+      gpu, one_thread, DeviceSendKernel{h->handle(), static_cast<uint8_t*>(strides->device_ptr()), n, burst});
+  ASSERT_TRUE(k.has_value()) << k.status().to_string();
+  std::vector<HostFrame> frames;
+  gnio::test::eventually([&] {
+    auto f = host_rx->host_receive(256);
+    if (f)
+      for (auto& x : *f) frames.push_back(std::move(x));
+    return frames.size() >= n;
+  });
+  ASSERT_TRUE(k->stop());
+  ASSERT_EQ(frames.size(), n);
+  for (uint32_t i = 0; i < n; ++i) {
+    Bytes want(frame_len(i));
+    for (uint32_t j = 0; j < want.size(); ++j) want[j] = frame_byte(i, j);
+    ASSERT_EQ(frames[i].data, want) << "frame " << i;
+  }
+  const TxqStats s = txq->stats();
+  EXPECT_EQ(s.packets, n);
+  EXPECT_EQ(s.completions, n);
+  EXPECT_EQ(s.errors, 0u);
+  EXPECT_EQ(k->totals().packets, n);
+  ASSERT_TRUE(h->destroy());
+  ASSERT_TRUE(txq->destroy());
+}
+
+}  // namespace
