@@ -63,6 +63,7 @@ Result<std::unique_ptr<Backend>> open_backend(std::string_view spec) {
   if (driver == "afxdp") return open_afxdp(spec);
   if (driver == "dpdk") return open_dpdk(spec);
   if (driver == "fault") return open_fault(spec);
+  if (driver == "mem") return open_mem(spec);
   return Status(Errc::InvalidValue, Layer::Backend,
                 "queue spec '" + std::string(spec) + "': unknown driver '" + std::string(driver) +
                     "'; known drivers: pcap, pcap-out, synthetic, loop, afxdp, dpdk, fault (e.g. 'pcap:FILE', 'loop:')");

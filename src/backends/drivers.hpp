@@ -21,6 +21,7 @@ Result<std::unique_ptr<Backend>> open_loop(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_afxdp(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_dpdk(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_fault(std::string_view spec);
+Result<std::unique_ptr<Backend>> open_mem(std::string_view spec);
 
 // Every backend's frame limit: the largest jumbo frame NICs commonly take.
 inline constexpr uint32_t kMaxFrameSize = 9216;
