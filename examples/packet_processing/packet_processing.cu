@@ -154,7 +154,9 @@ int run(const Options& o) {
   if (!totals) return examples::fail(totals.status());
 
   const auto start = std::chrono::steady_clock::now();
-  LaunchConfig cfg{1, gpu.emulated() ? 1u : o.block, "packet_processing"};
+  LaunchConfig cfg;
+  cfg.block = gpu.emulated() ? 1u : o.block;
+  cfg.name = "packet_processing";
   auto kernel = examples::with_scope(scope, [&]<Scope S>() {
     return PersistentKernel::launch(gpu, cfg,
                                     PacketProcessingKernel<S>{grxq->handle(), gtxq->handle(), reply,

@@ -58,7 +58,10 @@ int run(const Options& o) {
   if (!totals_mem) return examples::fail(totals_mem.status());
   auto* totals_dev = static_cast<examples::ReceiveTotals*>(totals_mem->device_ptr());
 
-  LaunchConfig cfg{std::max(o.grid, nq), o.block, "simple_receive"};
+  LaunchConfig cfg;
+  cfg.grid = std::max(o.grid, nq);
+  cfg.block = o.block;
+  cfg.name = "simple_receive";
   auto kernel = examples::with_scope(scope, [&]<Scope S>() {
     return PersistentKernel::launch(gpu, cfg, examples::ReceiveKernel<S>{set, totals_dev, o.burst});
   });

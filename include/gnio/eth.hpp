@@ -34,9 +34,24 @@ std::string_view queue_state_name(QueueState s) noexcept;
 // mapped into the GPU, written directly, lower latency.
 enum class RingMem : uint8_t { Gpu, Host };
 
+// What the NIC engine computes into each RX descriptor besides length,
+// position and timestamp, like DPDK's rx_offloads. All off by default: each
+// costs the engine a parse of the frame, done once for all that are on.
+// A backend that already hashed the frame for RSS spreading hands its hash
+// over, so rss_hash costs no second hash.
+struct RxOffloads {
+  bool packet_type = false;  // L2/L3/L4 bits of dev::PacketFlags (L3Ipv4, L4Udp, Vlan, ...)
+  bool checksum = false;     // L3/L4 checksum state (L3CsumGood/Bad, L4CsumGood/Bad/Partial); implies packet_type
+  bool rss_hash = false;     // Toeplitz hash (default key) in RxDesc::rss_hash
+  static constexpr RxOffloads all() { return {true, true, true}; }
+  bool any() const { return packet_type || checksum || rss_hash; }
+};
+
+// offered == packets + sum(dropped) whenever the engine has published
+// (counters are added per burst).
 struct RxqStats {
   uint64_t offered = 0;    // frames the backend offered to the queue
-  uint64_t packets = 0;    // published to the consumer (counted per burst)
+  uint64_t packets = 0;    // published to the consumer (delivered)
   uint64_t bytes = 0;
   uint64_t bursts = 0;     // producer-index publications
   uint64_t rx_missed = 0;  // dropped at the "NIC": ring full (== dropped[RingFull])
@@ -62,7 +77,9 @@ class EthTxq;
 class EthDevice {
  public:
   // spec: "pcap:FILE[,loop=N][,pps=R]", "pcap-out:FILE", "synthetic:...",
-  // "loop:[NAME]" (DESIGN.md "Backends").
+  // "loop:[NAME]" (DESIGN.md "Backends"). Every spec also takes the RX
+  // engine placement: threads=T (T engine threads for the RX queues),
+  // cores=A-B or cores=A:B:C (pin thread i to the i-th core), poll=busy|backoff.
   static Result<EthDevice> open(std::string_view spec);
 
   EthDevice() = default;
@@ -76,6 +93,9 @@ class EthDevice {
   Result<EthTxq> create_txq(uint16_t queue_id = 0);
 
   std::shared_ptr<detail::DeviceImpl> impl() const noexcept { return impl_; }
+  // For gnio's own layers and tests: a device around an implementation built
+  // inside the library (e.g. over a backend that no spec names).
+  static EthDevice adopt(std::shared_ptr<detail::DeviceImpl> impl) { return EthDevice(std::move(impl)); }
 
  private:
   explicit EthDevice(std::shared_ptr<detail::DeviceImpl> impl) : impl_(std::move(impl)) {}
@@ -99,9 +119,22 @@ class EthRxq {
   // checked against the device's caps (InvalidValue names value and limit).
   Status set_num_strides(uint32_t n);       // power of two
   Status set_stride_size(uint32_t bytes);   // power of two, caps.min_stride..max_stride
+  // Longer frames are delivered cut to it, with dev::PacketFlags::FrameTruncated.
+  // Default: what the backend delivers (caps().max_packet_size), within half the ring.
   Status set_max_packet_size(uint32_t bytes);
   Status set_burst_size(uint32_t packets);
   Status set_ring_mem(RingMem mem);
+  Status set_rx_offloads(RxOffloads offloads);
+  // The NIC-engine thread that serves this queue, like a DPDK lcore: RX
+  // queues of one device with the same index share one thread. Default:
+  // from the spec's threads=T (queue q on thread q % T), else one per queue.
+  Status set_engine_thread(uint16_t index);
+  // Pins the queue's engine thread to CPU core `core` (-1: not pinned).
+  // Default: the spec's cores= list, else not pinned.
+  Status set_engine_core(int core);
+  // true: the engine thread spins when idle (lowest latency, a core at
+  // 100 %); false: it backs off. Default: the spec's poll=busy|backoff.
+  Status set_busy_poll(bool busy);
   // Datapath on this GPU: the ring is allocated in its memory at start().
   Status set_gpu(const Gpu& gpu);
   // Packet pool for the ring: count == num_strides, elem_size == stride size.
@@ -119,6 +152,7 @@ class EthRxq {
   uint32_t max_packet_size() const noexcept;
   uint32_t burst_size() const noexcept;
   RingMem ring_mem() const noexcept;
+  RxOffloads rx_offloads() const noexcept;
 
   // Host datapath, for a queue started without set_gpu(): up to max frames.
   Result<std::vector<HostFrame>> host_receive(size_t max);

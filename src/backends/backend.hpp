@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,6 +35,7 @@ namespace gnio::backend {
 enum RxFrameFlags : uint32_t {
   RxFrameTruncated = 1u << 0,   // cut to the queue's max packet size; wire_len has the original length
   RxFrameSyntheticL2 = 1u << 1, // the Ethernet header was made up from SLL/NULL/raw-IP framing
+  RxFrameRssHash = 1u << 2,     // rss_hash holds the frame's Toeplitz hash (default key); the engine does not hash it again
 };
 
 // One received frame. Unless the backend owns the memory (rx_memory()),
@@ -45,6 +47,7 @@ struct RxFrame {
   uint32_t wire_len = 0;        // length before truncation (0: same as len)
   uint64_t timestamp_ns = 0;    // capture/arrival time (CLOCK_REALTIME ns)
   uint64_t cookie = 0;          // backend-owned memory: what rx_release() needs back (UMEM address, mbuf)
+  uint32_t rss_hash = 0;        // valid with RxFrameRssHash
 };
 
 struct TxFrame {
@@ -69,6 +72,12 @@ class RxSink {
   virtual uint8_t* claim(uint32_t len) = 0;
   // Completes the frame written into the last claim().
   virtual void commit(uint32_t len, uint64_t timestamp_ns, uint32_t flags, uint32_t wire_len) = 0;
+  // The same, for a backend that already knows the frame's RSS hash (it
+  // spread flows with it): the engine reuses it instead of hashing again.
+  virtual void commit_hashed(uint32_t len, uint64_t timestamp_ns, uint32_t flags, uint32_t wire_len,
+                             uint32_t /*rss_hash*/) {
+    commit(len, timestamp_ns, flags & ~RxFrameRssHash, wire_len);
+  }
   // A frame offered but not delivered, counted under its reason.
   virtual void drop(DropReason why) = 0;
   // Frames this burst may still take.
@@ -91,12 +100,17 @@ class Backend {
 
   // Writes up to sink.room() frames of queue `queue` straight into the
   // ring; returns how many it offered (delivered or dropped). The default
-  // copies what rx_burst() returns.
+  // copies what rx_burst() returns (and, for backend-owned memory, hands
+  // the frames back with rx_release() right after copying them).
   virtual Result<size_t> rx_into(uint16_t queue, RxSink& sink);
+  // True while the default rx_into() keeps frames of `queue` that found no
+  // room yet: the queue is not drained even if at_end(queue).
+  bool rx_held(uint16_t queue) const;
 
   // Backend-owned frame memory of `queue`, if the backend has any (mode 2).
   virtual std::optional<RxMemory> rx_memory(uint16_t /*queue*/) const { return std::nullopt; }
-  // Gives back frames of `queue` the kernel released, in delivery order.
+  // Gives back frames of `queue` the kernel released (or the engine dropped
+  // or copied), in the order rx_burst() returned them.
   virtual void rx_release(uint16_t /*queue*/, std::span<const RxFrame> /*frames*/) {}
 
   // True once a finite source (a pcap file, a counted generator) is drained.
@@ -110,14 +124,21 @@ class Backend {
   virtual Status flush() { return Status::ok(); }
 
  private:
-  // The default rx_into(): frames rx_burst() returned that found no room.
+  // The default rx_into()'s state of one queue: frames rx_burst() returned
+  // that found no room, and the burst buffer. Queues run on different
+  // engine threads: each has its own.
   struct HeldFrame {
     std::vector<uint8_t> bytes;
     uint64_t timestamp_ns;
-    uint32_t flags, wire_len;
+    uint32_t flags, wire_len, rss_hash;
   };
-  std::vector<std::vector<HeldFrame>> held_;  // per queue
-  std::vector<RxFrame> burst_;
+  struct QueueRx {
+    std::vector<HeldFrame> held;
+    std::vector<RxFrame> burst;
+  };
+  QueueRx& queue_rx(uint16_t queue);
+  mutable std::mutex rx_mu_;  // guards the vector, not the queues' state
+  std::vector<std::unique_ptr<QueueRx>> rx_;
 };
 
 // Opens a backend from a queue spec ("pcap:FILE,loop=2", "synthetic:count=10",

@@ -3,46 +3,125 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <mutex>
+#include <string>
 
 #include "core/log.hpp"
+#include "engine/engine_thread.hpp"
 #include "engine/rx_metadata.hpp"
 #include "engine/stream_ops.hpp"
 #include "eth/eth_impl.hpp"
 #include "gnio/dev/atomic.hpp"
+#include "gnio/dev/headers.hpp"
 #include "gnio/dev/thread.hpp"
 #include "gpu/cuda_util.hpp"
 #include "gpu/gpu_impl.hpp"
 
 namespace gnio::detail {
 
+namespace {
+
+// A ring in device memory is published once this many bytes of strides
+// wait (each copy then moves at least this much under load), a ring in host
+// memory once this many descriptors wait; either sooner when the backend
+// had nothing more.
+constexpr uint64_t kPublishBytesStaged = 256 * 1024;
+constexpr uint64_t kPublishDescsHost = 256;
+
+// Which engine thread serves `q`, on which core, polling how.
+struct Placement {
+  uint16_t index;
+  int core;
+  bool busy;
+};
+
+Placement placement_of(const RxqImpl& q) {
+  const EnginePlacement& p = q.dev->placement;
+  Placement out{};
+  out.index = q.engine_thread >= 0 ? static_cast<uint16_t>(q.engine_thread)
+              : p.threads > 0      ? static_cast<uint16_t>(q.queue_id % p.threads)
+                                   : q.queue_id;
+  out.core = q.engine_core != -2 ? q.engine_core : p.cores.empty() ? -1 : p.cores[out.index % p.cores.size()];
+  out.busy = q.busy_poll >= 0 ? q.busy_poll == 1 : p.busy_poll;
+  return out;
+}
+
+Result<std::shared_ptr<EngineThread>> thread_for(RxqImpl& q) {
+  const Placement want = placement_of(q);
+  std::lock_guard lock(q.dev->engine_mu);
+  std::weak_ptr<EngineThread>& slot = q.dev->engine_threads[want.index];
+  if (auto t = slot.lock()) {
+    if (t->core() != want.core || t->busy_poll() != want.busy)
+      return Status(Errc::InvalidValue, Layer::Eth,
+                    "RX queue " + std::to_string(q.queue_id) + " asks engine thread " + std::to_string(want.index) +
+                        " for core " + std::to_string(want.core) + (want.busy ? ", busy poll" : ", back-off") +
+                        ", but that thread already runs on core " + std::to_string(t->core()) +
+                        (t->busy_poll() ? ", busy poll" : ", back-off") +
+                        "; give queues sharing a thread the same core and poll mode");
+    return t;
+  }
+  auto t = std::make_shared<EngineThread>(want.core, want.busy);
+  slot = t;
+  return t;
+}
+
+}  // namespace
+
+RxEngine::RxEngine(RxqImpl& q)
+    : q_(q),
+      be_(*q.dev->backend),
+      wire_(be_.caps().drops_when_full),
+      offloads_(q.offloads),
+      burst_(q.burst_size),
+      max_frame_(q.max_packet_size) {}
+
 Result<std::unique_ptr<RxEngine>> RxEngine::start(RxqImpl& q) {
   std::unique_ptr<RxEngine> e(new RxEngine(q));
   GNIO_TRY(e->allocate());
-  e->thread_ = std::thread([raw = e.get()] { raw->run(); });
+  auto t = thread_for(q);
+  if (!t) return t.status();
+  e->thread_ = std::move(*t);
+  GNIO_TRY(e->thread_->attach(e.get()));
   return e;
 }
 
-RxEngine::~RxEngine() { stop(); }
+RxEngine::~RxEngine() {
+  stop();
+#if GNIO_HAVE_CUDA
+  if (stream_) {
+    q_.gpu->bind_thread();
+    cudaStreamSynchronize(stream_);
+    cudaStreamDestroy(stream_);
+    stream_ = nullptr;
+  }
+#endif
+}
+
+const GpuImpl& RxEngine::gpu() const noexcept { return *q_.gpu; }
 
 Status RxEngine::allocate() {
   GpuImpl& gpu = *q_.gpu;
   nstrides_ = q_.num_strides;
   ndesc_ = q_.num_strides;
   stride_shift_ = static_cast<uint32_t>(std::countr_zero(q_.stride_size));
-  span_end_.assign(ndesc_, 0);
   const bool device_ring = q_.ring_mem == RingMem::Gpu;
   const MemKind ring_kind = device_ring ? MemKind::Gpu : MemKind::CpuGpu;
   const size_t data_bytes = static_cast<size_t>(nstrides_) << stride_shift_;
   const size_t desc_bytes = static_cast<size_t>(ndesc_) * sizeof(dev::RxDesc);
 
-  if (q_.pool) {
+  // Frames stay where the backend put them when the kernel can read that
+  // memory where it is: a ring in host memory without a packet pool.
+  const std::optional<backend::RxMemory> owned = be_.rx_memory(q_.queue_id);
+  in_place_ = owned.has_value() && !device_ring && !q_.pool;
+  if (in_place_) {
+    GNIO_TRY(map_backend_memory(*owned));
+  } else if (q_.pool) {
     data_ = q_.pool->memory();
   } else {
     auto d = gpu.alloc(data_bytes, ring_kind, 4096);
     if (!d) return d.status();
     data_ = std::move(*d);
   }
+  span_end_.assign(in_place_ ? 0 : ndesc_, 0);
   auto desc = gpu.alloc(desc_bytes, ring_kind, 4096);
   if (!desc) return desc.status();
   desc_ = std::move(*desc);
@@ -58,7 +137,7 @@ Status RxEngine::allocate() {
 
   // A ring in device memory is filled through a pinned mirror of itself,
   // so every copy is one contiguous cudaMemcpyAsync.
-  staged_ = data_.kind() != MemKind::CpuGpu;
+  staged_ = !in_place_ && (data_.kind() != MemKind::CpuGpu || desc_.kind() != MemKind::CpuGpu);
   if (staged_) {
     auto staging = gpu.alloc(data_bytes + desc_bytes, MemKind::CpuGpu, 4096);
     if (!staging) return staging.status();
@@ -66,7 +145,7 @@ Status RxEngine::allocate() {
     write_data_ = static_cast<uint8_t*>(staging_.host_ptr());
     write_desc_ = reinterpret_cast<dev::RxDesc*>(write_data_ + data_bytes);
   } else {
-    write_data_ = static_cast<uint8_t*>(data_.host_ptr());
+    write_data_ = in_place_ ? nullptr : static_cast<uint8_t*>(data_.host_ptr());
     write_desc_ = static_cast<dev::RxDesc*>(desc_.host_ptr());
   }
 
@@ -88,17 +167,27 @@ Status RxEngine::allocate() {
   return Status::ok();
 }
 
+Status RxEngine::map_backend_memory(const backend::RxMemory& m) {
+  if (!m.base || m.bytes == 0)
+    return {Errc::InvalidValue, Layer::Backend,
+            be_.caps().driver + ": RX queue " + std::to_string(q_.queue_id) +
+                " names backend frame memory of " + std::to_string(m.bytes) +
+                " bytes with no base; a backend without its own memory returns no rx_memory()"};
+  auto mapped = q_.gpu->register_host(m.base, m.bytes);
+  if (!mapped) return mapped.status();
+  data_ = std::move(*mapped);
+  frame_base_ = m.base;
+  frame_bytes_ = m.bytes;
+  lent_.resize(std::bit_ceil(static_cast<size_t>(ndesc_) + burst_));
+  burst_frames_.resize(burst_);
+  return Status::ok();
+}
+
 void RxEngine::stop() {
-  stop_.store(true);
-  if (thread_.joinable()) thread_.join();
-#if GNIO_HAVE_CUDA
-  if (stream_) {
-    q_.gpu->bind_thread();
-    cudaStreamSynchronize(stream_);
-    cudaStreamDestroy(stream_);
-    stream_ = nullptr;
+  if (thread_) {
+    thread_->detach(this);
+    thread_.reset();
   }
-#endif
 }
 
 bool RxEngine::drained() const noexcept {
@@ -110,14 +199,31 @@ Status RxEngine::source_status() const {
   return source_status_;
 }
 
+void RxEngine::fail(const Status& s) {
+  log::error("rx-engine", s.to_string());
+  q_.counters.errors.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard lock(status_mu_);
+  source_status_ = s;
+}
+
 void RxEngine::reclaim() {
-  uint64_t ci = dev::load_acquire(static_cast<uint64_t*>(consumer_.host_ptr()));
-  while (reclaimed_ < ci) {
-    stride_tail_ = span_end_[reclaimed_ & (ndesc_ - 1)];
-    ++reclaimed_;
-  }
+  const uint64_t ci = dev::load_acquire(static_cast<uint64_t*>(consumer_.host_ptr()));
+  if (ci == reclaimed_) return;
+  // Descriptors are released in order: the last one tells where the free
+  // strides end.
+  if (!in_place_) stride_tail_ = span_end_[(ci - 1) & (ndesc_ - 1)];
+  reclaimed_ = ci;
+  if (in_place_) release_in_place(ci);
   released_atomic_.store(ci);
   q_.counters.released.store(ci, std::memory_order_relaxed);
+}
+
+void RxEngine::release_in_place(uint64_t upto) {
+  to_release_.clear();
+  const uint64_t mask = lent_.size() - 1;
+  while (lent_head_ < lent_tail_ && lent_[lent_head_ & mask].release_after <= upto)
+    to_release_.push_back(lent_[lent_head_++ & mask].frame);
+  if (!to_release_.empty()) be_.rx_release(q_.queue_id, to_release_);
 }
 
 void RxEngine::add_range(std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t off, uint64_t len) {
@@ -127,143 +233,232 @@ void RxEngine::add_range(std::vector<std::pair<uint64_t, uint64_t>>& ranges, uin
     ranges.emplace_back(off, len);
 }
 
-bool RxEngine::place(const uint8_t* data, uint32_t len, uint64_t ts) {
+uint32_t RxEngine::describe(const uint8_t* data, uint32_t len, uint32_t flags, uint32_t* rss_hash) const {
+  uint32_t out = 0;
+  if (flags & backend::RxFrameTruncated) out |= dev::bit(dev::PacketFlags::FrameTruncated);
+  if (flags & backend::RxFrameSyntheticL2) out |= dev::bit(dev::PacketFlags::SyntheticL2);
+  const bool have_hash = (flags & backend::RxFrameRssHash) != 0;
+  const bool want_types = offloads_.packet_type || offloads_.checksum;
+  const bool want_hash = offloads_.rss_hash && !have_hash;
+  if (!offloads_.rss_hash) *rss_hash = 0;
+  if (!want_types && !want_hash) return out;
+  dev::ParsedPacket pp;
+  const bool parsed = dev::parse_packet(data, len, pp);
+  // The checksum state also of cut frames: their IPv4 header may be whole.
+  if (want_types) out |= offloads_.checksum ? dev::checksum_state(data, pp) : pp.flags;
+  if (want_hash) {
+    uint8_t in[dev::kRssMaxInput];
+    const uint32_t n = parsed ? dev::rss_input(data, pp, in) : 0;
+    *rss_hash = n ? default_rss_table().hash(in, n) : 0u;
+  }
+  return out;
+}
+
+// ---- through the sink -------------------------------------------------------
+
+uint8_t* RxEngine::claim(uint32_t len) {
+  if (room_ == 0 || pi_ - reclaimed_ >= ndesc_) return nullptr;
   const uint32_t need = (len + (1u << stride_shift_) - 1) >> stride_shift_;
   uint64_t pos = stride_head_;
   const uint64_t slot = pos & (nstrides_ - 1);
   if (slot + need > nstrides_) pos += nstrides_ - slot;  // keep the packet contiguous
-  if (pos + need - stride_tail_ > nstrides_ || pi_ - reclaimed_ >= ndesc_) return false;
-
-  const uint64_t start = pos & (nstrides_ - 1);
-  const uint64_t offset = start << stride_shift_;
-  std::memcpy(write_data_ + offset, data, len);
-  // Whole strides: consecutive packets then form one range, one copy.
-  if (staged_) add_range(data_ranges_, offset, static_cast<uint64_t>(need) << stride_shift_);
-
-  dev::RxDesc& d = write_desc_[pi_ & (ndesc_ - 1)];
-  d.len = len;
-  d.offset = offset;
-  const RxMetadata meta = describe_frame(data, len);
-  d.flags = meta.flags;
-  d.rss_hash = meta.rss_hash;
-  d.timestamp_ns = ts;
-  d.nstrides = need;
-
-  span_end_[pi_ & (ndesc_ - 1)] = pos + need;
-  stride_head_ = pos + need;
-  ++pi_;
-  unpublished_bytes_ += len;
-  return true;
+  if (pos + need - stride_tail_ > nstrides_) return nullptr;
+  claim_pos_ = pos;
+  claim_need_ = need;
+  return write_data_ + ((pos & (nstrides_ - 1)) << stride_shift_);
 }
 
-Status RxEngine::publish() {
-  if (pi_ == published_) return Status::ok();
-  const uint64_t t0 = dev::host_now_ns();
-  uint8_t* ring_data = static_cast<uint8_t*>(data_.device_ptr());
-  uint8_t* ring_desc = static_cast<uint8_t*>(desc_.device_ptr());
-  const uint8_t* stage_desc = reinterpret_cast<const uint8_t*>(write_desc_);
-  // The new descriptors: one range, or two where they wrap the ring.
-  desc_ranges_.clear();
-  if (staged_) {
-    const uint64_t first = published_ & (ndesc_ - 1), count = pi_ - published_;
-    const uint64_t head = std::min<uint64_t>(count, ndesc_ - first);
-    add_range(desc_ranges_, first * sizeof(dev::RxDesc), head * sizeof(dev::RxDesc));
-    if (count > head) add_range(desc_ranges_, 0, (count - head) * sizeof(dev::RxDesc));
-  }
+void RxEngine::commit(uint32_t len, uint64_t timestamp_ns, uint32_t flags, uint32_t wire_len) {
+  commit_hashed(len, timestamp_ns, flags & ~backend::RxFrameRssHash, wire_len, 0);
+}
 
-  if (staged_ && q_.gpu->emulated) {
-    // The emulated copy engine: same ranges, same order, then the index.
-    for (auto [off, len] : data_ranges_) std::memcpy(ring_data + off, write_data_ + off, len);
-    for (auto [off, len] : desc_ranges_) std::memcpy(ring_desc + off, stage_desc + off, len);
-    dev::store_release(static_cast<uint64_t*>(producer_.device_ptr()), pi_);
-  } else if (staged_) {
-#if GNIO_HAVE_CUDA
-    for (auto [off, len] : data_ranges_)
-      GNIO_CUDA_TRY(cudaMemcpyAsync(ring_data + off, write_data_ + off, len, cudaMemcpyHostToDevice, stream_),
-                    "copying RX packet bytes to the GPU ring");
-    for (auto [off, len] : desc_ranges_)
-      GNIO_CUDA_TRY(cudaMemcpyAsync(ring_desc + off, stage_desc + off, len, cudaMemcpyHostToDevice, stream_),
-                    "copying RX descriptors to the GPU ring");
-    GNIO_TRY(stream_write_value64(stream_, producer_.device_ptr(), pi_));
-#endif
-  } else {
-    dev::store_release(static_cast<uint64_t*>(producer_.host_ptr()), pi_);
+void RxEngine::commit_hashed(uint32_t len, uint64_t timestamp_ns, uint32_t flags, uint32_t /*wire_len*/,
+                             uint32_t rss_hash) {
+  const uint64_t offset = (claim_pos_ & (nstrides_ - 1)) << stride_shift_;
+  // Whole strides: consecutive packets then form one range, one copy.
+  if (staged_) {
+    add_range(data_ranges_, offset, static_cast<uint64_t>(claim_need_) << stride_shift_);
+    staged_bytes_ += static_cast<uint64_t>(claim_need_) << stride_shift_;
   }
-  if (staged_) q_.counters.copies.fetch_add(data_ranges_.size() + desc_ranges_.size(), std::memory_order_relaxed);
-  q_.counters.publish_ns.fetch_add(dev::host_now_ns() - t0, std::memory_order_relaxed);
-  q_.counters.packets.fetch_add(pi_ - published_, std::memory_order_relaxed);
-  q_.counters.bytes.fetch_add(unpublished_bytes_, std::memory_order_relaxed);
-  unpublished_bytes_ = 0;
-  data_ranges_.clear();
-  published_ = pi_;
-  published_atomic_.store(pi_);
-  q_.counters.bursts.fetch_add(1, std::memory_order_relaxed);
+  dev::RxDesc d;
+  d.len = len;
+  d.flags = describe(write_data_ + offset, len, flags, &rss_hash);
+  d.rss_hash = rss_hash;
+  d.nstrides = claim_need_;
+  d.offset = offset;
+  d.timestamp_ns = timestamp_ns;
+  write_desc_[pi_ & (ndesc_ - 1)] = d;
+  span_end_[pi_ & (ndesc_ - 1)] = claim_pos_ + claim_need_;
+  stride_head_ = claim_pos_ + claim_need_;
+  ++pi_;
+  --room_;
+  ++new_offered_;
+  new_bytes_ += len;
+  new_truncated_ += (flags & backend::RxFrameTruncated) != 0;
+}
+
+void RxEngine::drop(DropReason why) {
+  ++new_dropped_[static_cast<size_t>(why)];
+  ++new_offered_;
+  if (room_ > 0) --room_;
+}
+
+Result<size_t> RxEngine::pull_sink() {
+  return be_.rx_into(q_.queue_id, *this);
+}
+
+// ---- in place (backend-owned memory, ring in host memory) -------------------
+
+RxEngine::Lent& RxEngine::lend(const backend::RxFrame& f) {
+  if (lent_tail_ - lent_head_ == lent_.size()) {
+    // Wire drops wait behind undelivered frames: more than planned for.
+    std::vector<Lent> bigger(lent_.size() * 2);
+    for (uint64_t k = lent_head_; k < lent_tail_; ++k) bigger[k & (bigger.size() - 1)] = lent_[k & (lent_.size() - 1)];
+    lent_.swap(bigger);
+  }
+  Lent& l = lent_[lent_tail_++ & (lent_.size() - 1)];
+  l.frame = f;
+  l.release_after = pi_;
+  return l;
+}
+
+Result<size_t> RxEngine::pull_in_place() {
+  const size_t n = room_;
+  Result<size_t> got = be_.rx_burst(q_.queue_id, std::span(burst_frames_.data(), n));
+  if (!got) return got;
+  for (size_t i = 0; i < *got; ++i) {
+    const backend::RxFrame& f = burst_frames_[i];
+    Lent& l = lend(f);
+    if (f.len == 0) {
+      drop(DropReason::Empty);
+      continue;
+    }
+    if (f.data < frame_base_ || f.data + f.len > frame_base_ + frame_bytes_) {
+      return Status(Errc::BadState, Layer::Backend,
+                    be_.caps().driver + ": RX queue " + std::to_string(q_.queue_id) + " returned a frame of " +
+                        std::to_string(f.len) + " bytes outside the frame memory it named (" +
+                        std::to_string(frame_bytes_) + " bytes); the backend must return frames from rx_memory()");
+    }
+    if (pi_ - reclaimed_ >= ndesc_) {
+      drop(DropReason::RingFull);  // a wire does not wait for the ring
+      continue;
+    }
+    uint32_t flags = f.flags;
+    uint32_t len = f.len;
+    if (len > max_frame_) {
+      len = max_frame_;
+      flags |= backend::RxFrameTruncated;
+    }
+    uint32_t rss_hash = f.rss_hash;
+    dev::RxDesc d;
+    d.len = len;
+    d.flags = describe(f.data, len, flags, &rss_hash);
+    d.rss_hash = rss_hash;
+    d.nstrides = 1;
+    d.offset = static_cast<uint64_t>(f.data - frame_base_);
+    d.timestamp_ns = f.timestamp_ns;
+    write_desc_[pi_ & (ndesc_ - 1)] = d;
+    ++pi_;
+    l.release_after = pi_;
+    ++new_offered_;
+    new_bytes_ += len;
+    new_truncated_ += (flags & backend::RxFrameTruncated) != 0;
+  }
+  // Dropped frames with nothing undelivered before them go back now.
+  release_in_place(reclaimed_);
+  return got;
+}
+
+// ---- publishing -------------------------------------------------------------
+
+Status RxEngine::publish() {
+  const uint64_t t0 = pi_ != published_ ? dev::host_now_ns() : 0;
+  if (pi_ != published_) {
+    uint8_t* ring_data = static_cast<uint8_t*>(data_.device_ptr());
+    uint8_t* ring_desc = static_cast<uint8_t*>(desc_.device_ptr());
+    const uint8_t* stage_desc = reinterpret_cast<const uint8_t*>(write_desc_);
+    // The new descriptors: one range, or two where they wrap the ring.
+    desc_ranges_.clear();
+    if (staged_) {
+      const uint64_t first = published_ & (ndesc_ - 1), count = pi_ - published_;
+      const uint64_t head = std::min<uint64_t>(count, ndesc_ - first);
+      add_range(desc_ranges_, first * sizeof(dev::RxDesc), head * sizeof(dev::RxDesc));
+      if (count > head) add_range(desc_ranges_, 0, (count - head) * sizeof(dev::RxDesc));
+    }
+    if (staged_ && q_.gpu->emulated) {
+      // The emulated copy engine: same ranges, same order, then the index.
+      for (auto [off, len] : data_ranges_) std::memcpy(ring_data + off, write_data_ + off, len);
+      for (auto [off, len] : desc_ranges_) std::memcpy(ring_desc + off, stage_desc + off, len);
+      dev::store_release(static_cast<uint64_t*>(producer_.device_ptr()), pi_);
+    } else if (staged_) {
+#if GNIO_HAVE_CUDA
+      for (auto [off, len] : data_ranges_)
+        GNIO_CUDA_TRY(cudaMemcpyAsync(ring_data + off, write_data_ + off, len, cudaMemcpyHostToDevice, stream_),
+                      "copying RX packet bytes to the GPU ring");
+      for (auto [off, len] : desc_ranges_)
+        GNIO_CUDA_TRY(cudaMemcpyAsync(ring_desc + off, stage_desc + off, len, cudaMemcpyHostToDevice, stream_),
+                      "copying RX descriptors to the GPU ring");
+      GNIO_TRY(stream_write_value64(stream_, producer_.device_ptr(), pi_));
+#endif
+    } else {
+      dev::store_release(static_cast<uint64_t*>(producer_.host_ptr()), pi_);
+    }
+    RxqCounters& c = q_.counters;
+    if (staged_) c.copies.fetch_add(data_ranges_.size() + desc_ranges_.size(), std::memory_order_relaxed);
+    c.publish_ns.fetch_add(dev::host_now_ns() - t0, std::memory_order_relaxed);
+    c.packets.fetch_add(pi_ - published_, std::memory_order_relaxed);
+    c.bytes.fetch_add(new_bytes_, std::memory_order_relaxed);
+    c.bursts.fetch_add(1, std::memory_order_relaxed);
+    data_ranges_.clear();
+    staged_bytes_ = 0;
+    new_bytes_ = 0;
+    published_ = pi_;
+    published_atomic_.store(pi_);
+  }
+  if (new_offered_ == 0) return Status::ok();
+  RxqCounters& c = q_.counters;
+  for (size_t r = 0; r < kDropReasons; ++r) {
+    if (new_dropped_[r]) c.dropped[r].fetch_add(new_dropped_[r], std::memory_order_relaxed);
+    new_dropped_[r] = 0;
+  }
+  if (new_truncated_) c.truncated.fetch_add(new_truncated_, std::memory_order_relaxed);
+  c.offered.fetch_add(new_offered_, std::memory_order_relaxed);
+  new_truncated_ = 0;
+  new_offered_ = 0;
   return Status::ok();
 }
 
-void RxEngine::run() {
-  if (Status s = q_.gpu->bind_thread(); !s) {
-    std::lock_guard lock(status_mu_);
-    source_status_ = s;
-    source_done_.store(true);
-    return;
-  }
-  backend::Backend& be = *q_.dev->backend;
-  const bool wire = be.caps().drops_when_full;
-  std::vector<backend::RxFrame> frames(q_.burst_size);
-  uint32_t idle = 0;
-  bool backend_done = false;
-  auto fail = [&](const Status& s) {
-    log::error("rx-engine", s.to_string());
-    q_.counters.errors.fetch_add(1);
-    std::lock_guard lock(status_mu_);
-    source_status_ = s;
-  };
-
-  while (!stop_.load(std::memory_order_relaxed)) {
-    reclaim();
-    while (!pending_.empty() && place(pending_.front().bytes.data(),
-                                      static_cast<uint32_t>(pending_.front().bytes.size()), pending_.front().ts))
-      pending_.pop_front();
-    bool progressed = false;
+bool RxEngine::poll() {
+  const uint64_t reclaimed_before = reclaimed_;
+  reclaim();
+  bool moved = reclaimed_ != reclaimed_before;
+  const uint16_t qid = q_.queue_id;
+  // Pull until the batch is worth publishing, the ring is full, or the
+  // backend had less than asked (then publish at once: latency stays low
+  // when traffic is light).
+  while (!backend_done_) {
     const uint64_t free_desc = ndesc_ - (pi_ - reclaimed_);
-    if (pending_.empty() && !backend_done && (wire || free_desc > 0)) {
-      size_t want = wire ? frames.size() : std::min<size_t>(frames.size(), free_desc);
-      Result<size_t> got = be.rx_burst(q_.queue_id, std::span(frames.data(), want));
-      if (!got) {
-        fail(got.status());
-        backend_done = true;
-      } else {
-        for (size_t i = 0; i < *got; ++i) {
-          const backend::RxFrame& f = frames[i];
-          if (f.len == 0 || f.len > q_.max_packet_size) {
-            q_.counters.errors.fetch_add(1, std::memory_order_relaxed);
-            continue;
-          }
-          // Once one frame waits, the rest of the burst waits behind it:
-          // a smaller frame that would still fit must not overtake it.
-          if (pending_.empty() && place(f.data, f.len, f.timestamp_ns)) continue;
-          if (wire)
-            q_.counters.rx_missed.fetch_add(1, std::memory_order_relaxed);
-          else
-            pending_.push_back({std::vector<uint8_t>(f.data, f.data + f.len), f.timestamp_ns});
-        }
-        progressed = *got > 0;
-        if (*got == 0 && be.at_end(q_.queue_id)) backend_done = true;
-      }
-    }
-    if (Status s = publish(); !s) {
-      fail(s);
-      source_done_.store(true);
+    room_ = static_cast<uint32_t>(wire_ ? burst_ : std::min<uint64_t>(burst_, free_desc));
+    if (room_ == 0) break;
+    const uint32_t asked = room_;
+    Result<size_t> got = in_place_ ? pull_in_place() : pull_sink();
+    if (!got) {
+      fail(got.status());
+      backend_done_ = true;
       break;
     }
-    source_done_.store(backend_done && pending_.empty());
-    if (progressed) {
-      idle = 0;
-    } else {
-      dev::host_backoff(++idle);
-    }
+    moved |= *got > 0;
+    if (*got == 0 && be_.at_end(qid) && !be_.rx_held(qid)) backend_done_ = true;
+    if (*got < asked) break;
+    if (staged_ ? staged_bytes_ >= kPublishBytesStaged : pi_ - published_ >= kPublishDescsHost) break;
   }
+  room_ = 0;
+  if (Status s = publish(); !s) {
+    fail(s);
+    backend_done_ = true;
+  }
+  source_done_.store(backend_done_);
+  return moved;
 }
 
 }  // namespace gnio::detail

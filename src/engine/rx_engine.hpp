@@ -1,15 +1,25 @@
-// The NIC engine of one RX queue: a host thread that plays the NIC's part,
-// pulling frames from the backend into the strided cyclic ring and
-// publishing the producer index after the bytes.
+// The NIC engine of one RX queue: it plays the NIC's part, moving frames
+// from the backend into the GPU-visible ring and publishing the producer
+// index after the bytes. An EngineThread runs it, alone or with others.
+//
+// Two ways frames reach the ring (backend.hpp, docs/DESIGN-NOTES.md):
+//  - through the sink: the engine lends the ring's free strides (or those
+//    of their pinned staging mirror) to Backend::rx_into(), which writes
+//    each frame there;
+//  - in place: a backend that owns its frame memory (mode 2) and a ring in
+//    host memory: that memory, mapped into the GPU, is the ring's data area,
+//    the engine writes descriptors only and hands frames back in order once
+//    the kernel released them.
 #pragma once
 
 #include <atomic>
-#include <deque>
 #include <memory>
-#include <thread>
+#include <mutex>
 #include <vector>
 
+#include "backends/backend.hpp"
 #include "gnio/dev/ring.hpp"
+#include "gnio/eth.hpp"
 #include "gnio/mem.hpp"
 #include "gnio/status.hpp"
 
@@ -20,12 +30,16 @@
 namespace gnio::detail {
 
 struct RxqImpl;
+struct GpuImpl;
+class EngineThread;
 
-class RxEngine {
+class RxEngine final : public backend::RxSink {
  public:
+  // Allocates the ring and hands the engine to its engine thread.
   static Result<std::unique_ptr<RxEngine>> start(RxqImpl& q);
-  ~RxEngine();
+  ~RxEngine() override;
 
+  // Takes the engine off its thread; the ring stays until destruction.
   void stop();
   const dev::RxRing& device_ring() const noexcept { return dev_ring_; }
   // The source is exhausted and the consumer released every packet.
@@ -33,17 +47,41 @@ class RxEngine {
   // The error that stopped the source, if any.
   Status source_status() const;
 
+  // One turn of the engine (called by its EngineThread): reclaim what the
+  // consumer released, move what the backend has, publish. True when it
+  // moved or reclaimed anything.
+  bool poll();
+  const GpuImpl& gpu() const noexcept;
+
+  // backend::RxSink: the free space of the ring for one rx_into() call.
+  uint8_t* claim(uint32_t len) override;
+  void commit(uint32_t len, uint64_t timestamp_ns, uint32_t flags, uint32_t wire_len) override;
+  void commit_hashed(uint32_t len, uint64_t timestamp_ns, uint32_t flags, uint32_t wire_len,
+                     uint32_t rss_hash) override;
+  void drop(DropReason why) override;
+  uint32_t room() const override { return room_; }
+  uint32_t max_frame() const override { return max_frame_; }
+
  private:
-  explicit RxEngine(RxqImpl& q) : q_(q) {}
+  explicit RxEngine(RxqImpl& q);
   Status allocate();
-  void run();
+  Status map_backend_memory(const backend::RxMemory& m);
   void reclaim();
-  // Places one frame; false when the ring has no room for it.
-  bool place(const uint8_t* data, uint32_t len, uint64_t ts);
+  // Moves one burst; returns frames offered (delivered or dropped).
+  Result<size_t> pull_sink();
+  Result<size_t> pull_in_place();
   Status publish();
+  void fail(const Status& s);
   void add_range(std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t off, uint64_t len);
+  uint32_t describe(const uint8_t* data, uint32_t len, uint32_t flags, uint32_t* rss_hash) const;
+  void release_in_place(uint64_t upto);
 
   RxqImpl& q_;
+  backend::Backend& be_;
+  const bool wire_;
+  RxOffloads offloads_;
+  uint32_t burst_;
+  uint32_t max_frame_;
   DeviceMemory data_, desc_, producer_, claim_, consumer_, staging_;
   dev::RxRing dev_ring_{};
   uint8_t* write_data_ = nullptr;  // where the engine writes bytes (ring or staging)
@@ -54,23 +92,41 @@ class RxEngine {
   uint64_t stride_head_ = 0, stride_tail_ = 0;
   uint64_t pi_ = 0, published_ = 0, reclaimed_ = 0;
   std::vector<uint64_t> span_end_;  // absolute stride end of each descriptor
-  uint64_t unpublished_bytes_ = 0;  // frame bytes placed since the last publish
   std::vector<std::pair<uint64_t, uint64_t>> data_ranges_;  // byte ranges written since the last publish
   std::vector<std::pair<uint64_t, uint64_t>> desc_ranges_;  // descriptor bytes of the same packets
 
-  struct PendingFrame {
-    std::vector<uint8_t> bytes;
-    uint64_t ts;
-  };
-  std::deque<PendingFrame> pending_;  // pulled but not yet placed (pull sources only)
+  // The frame being written through the sink: where claim() put it.
+  uint64_t claim_pos_ = 0;
+  uint32_t claim_need_ = 0;
+  uint32_t room_ = 0;
+  uint64_t staged_bytes_ = 0;  // strides written to the staging mirror since the last publish
 
-  std::atomic<bool> stop_{false};
+  // Counts since the last publish, added to the queue's counters per burst.
+  uint64_t new_offered_ = 0, new_bytes_ = 0, new_truncated_ = 0;
+  DropCounts new_dropped_{};
+
+  // In place (mode 2): frames the backend lent, in rx_burst() order, with
+  // the descriptor count after which each may go back (delivered: its own
+  // descriptor; dropped: the descriptors before it).
+  bool in_place_ = false;
+  uint8_t* frame_base_ = nullptr;
+  size_t frame_bytes_ = 0;
+  struct Lent {
+    backend::RxFrame frame;
+    uint64_t release_after;
+  };
+  std::vector<Lent> lent_;  // circular, power-of-two size
+  Lent& lend(const backend::RxFrame& f);
+  uint64_t lent_head_ = 0, lent_tail_ = 0;
+  std::vector<backend::RxFrame> burst_frames_, to_release_;
+
+  bool backend_done_ = false;
   std::atomic<bool> source_done_{false};
   std::atomic<uint64_t> published_atomic_{0};
   std::atomic<uint64_t> released_atomic_{0};
   Status source_status_;
   mutable std::mutex status_mu_;
-  std::thread thread_;
+  std::shared_ptr<EngineThread> thread_;
 #if GNIO_HAVE_CUDA
   cudaStream_t stream_ = nullptr;
 #endif

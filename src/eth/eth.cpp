@@ -1,6 +1,10 @@
 #include "gnio/eth.hpp"
 
+#include <sched.h>
+
 #include <bit>
+#include <charconv>
+#include <optional>
 
 #include "core/log.hpp"
 #include "engine/rx_engine.hpp"
@@ -46,6 +50,78 @@ Status check_gpu_open(const Gpu& gpu) {
 
 bool configurable(QueueState s) { return s == QueueState::Created || s == QueueState::Configured; }
 
+std::optional<uint32_t> parse_u32(std::string_view t) {
+  uint32_t v = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
+  return v;
+}
+
+// Takes the RX engine placement options (threads=, cores=, poll=) out of a
+// queue spec; the rest goes to the backend.
+Result<std::string> take_engine_placement(std::string_view spec, detail::EnginePlacement& out) {
+  const size_t colon = spec.find(':');
+  if (colon == std::string_view::npos) return std::string(spec);
+  std::string rest(spec.substr(0, colon + 1));
+  std::string_view opts = spec.substr(colon + 1);
+  bool first = true;
+  auto bad = [&](std::string_view item, const char* fix) {
+    return Status(Errc::InvalidValue, Layer::Eth,
+                  "queue spec '" + std::string(spec) + "': '" + std::string(item) + "' is not valid; " + fix);
+  };
+  while (true) {
+    const size_t comma = opts.find(',');
+    std::string_view item = opts.substr(0, comma);
+    if (item.starts_with("threads=")) {
+      auto v = parse_u32(item.substr(8));
+      if (!v || *v == 0 || *v > 1024) return bad(item, "use threads=T with 1 <= T <= 1024");
+      out.threads = static_cast<uint16_t>(*v);
+    } else if (item.starts_with("cores=")) {
+      std::string_view list = item.substr(6);
+      const char* fix = "use cores=A-B (a range) or cores=A:B:C (a list) of CPU numbers";
+      out.cores.clear();
+      if (const size_t dash = list.find('-'); dash != std::string_view::npos) {
+        auto lo = parse_u32(list.substr(0, dash)), hi = parse_u32(list.substr(dash + 1));
+        if (!lo || !hi || *lo > *hi || *hi >= CPU_SETSIZE) return bad(item, fix);
+        for (uint32_t c = *lo; c <= *hi; ++c) out.cores.push_back(static_cast<int>(c));
+      } else {
+        while (!list.empty()) {
+          const size_t sep = list.find(':');
+          auto c = parse_u32(list.substr(0, sep));
+          if (!c || *c >= CPU_SETSIZE) return bad(item, fix);
+          out.cores.push_back(static_cast<int>(*c));
+          list = sep == std::string_view::npos ? std::string_view{} : list.substr(sep + 1);
+        }
+        if (out.cores.empty()) return bad(item, fix);
+      }
+      if (out.threads == 0) out.threads = static_cast<uint16_t>(out.cores.size());
+    } else if (item.starts_with("poll=")) {
+      if (item == "poll=busy")
+        out.busy_poll = true;
+      else if (item == "poll=backoff")
+        out.busy_poll = false;
+      else
+        return bad(item, "use poll=busy or poll=backoff");
+    } else {
+      if (!first || !item.empty()) {
+        if (rest.back() != ':') rest += ',';
+        rest += item;
+      }
+    }
+    first = false;
+    if (comma == std::string_view::npos) break;
+    opts = opts.substr(comma + 1);
+  }
+  return rest;
+}
+
+// What the queue delivers at most when nobody set it: what the backend can
+// deliver, within half the ring (a packet must fit twice).
+uint32_t default_max_packet_size(const detail::RxqImpl& q) {
+  const uint64_t half_ring = static_cast<uint64_t>(q.num_strides) * q.stride_size / 2;
+  return static_cast<uint32_t>(std::min<uint64_t>(q.dev->backend->caps().max_packet_size, half_ring));
+}
+
 }  // namespace
 
 std::string_view queue_state_name(QueueState s) noexcept {
@@ -62,11 +138,15 @@ std::string_view queue_state_name(QueueState s) noexcept {
 // ---- EthDevice -------------------------------------------------------------
 
 Result<EthDevice> EthDevice::open(std::string_view spec) {
-  auto be = backend::open_backend(spec);
+  detail::EnginePlacement placement;
+  auto backend_spec = take_engine_placement(spec, placement);
+  if (!backend_spec) return backend_spec.status();
+  auto be = backend::open_backend(*backend_spec);
   if (!be) return be.status();
   auto impl = std::make_shared<detail::DeviceImpl>();
   impl->spec = std::string(spec);
   impl->backend = std::move(*be);
+  impl->placement = std::move(placement);
   return EthDevice(std::move(impl));
 }
 
@@ -105,7 +185,6 @@ Result<EthRxq> EthDevice::create_rxq(uint16_t queue_id) {
   auto q = std::make_shared<detail::RxqImpl>();
   q->dev = impl_;
   q->queue_id = queue_id;
-  q->max_packet_size = std::min<uint32_t>(q->max_packet_size, c.max_packet_size);
   q->stride_size = std::min<uint32_t>(q->stride_size, c.max_stride);
   q->burst_size = std::min<uint32_t>(q->burst_size, c.max_burst);
   return EthRxq(std::move(q));
@@ -204,6 +283,38 @@ Status EthRxq::set_ring_mem(RingMem mem) {
   return Status::ok();
 }
 
+Status EthRxq::set_rx_offloads(RxOffloads offloads) {
+  GNIO_RXQ_SETTER_PRELUDE("set_rx_offloads");
+  impl_->offloads = offloads;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthRxq::set_engine_thread(uint16_t index) {
+  GNIO_RXQ_SETTER_PRELUDE("set_engine_thread");
+  impl_->engine_thread = index;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthRxq::set_engine_core(int core) {
+  GNIO_RXQ_SETTER_PRELUDE("set_engine_core");
+  if (core < -1 || core >= CPU_SETSIZE)
+    return {Errc::InvalidValue, Layer::Eth,
+            "engine core " + std::to_string(core) + " is not a CPU number; use 0.." + u(CPU_SETSIZE - 1) +
+                ", or -1 for not pinned"};
+  impl_->engine_core = core;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
+Status EthRxq::set_busy_poll(bool busy) {
+  GNIO_RXQ_SETTER_PRELUDE("set_busy_poll");
+  impl_->busy_poll = busy ? 1 : 0;
+  impl_->state = QueueState::Configured;
+  return Status::ok();
+}
+
 Status EthRxq::set_gpu(const Gpu& gpu) {
   GNIO_RXQ_SETTER_PRELUDE("set_gpu");
   GNIO_TRY(check_gpu_open(gpu));
@@ -224,6 +335,7 @@ Status EthRxq::start() {
   std::lock_guard lock(impl_->mu);
   if (!configurable(impl_->state)) return bad_state("start", impl_->state);
   auto& q = *impl_;
+  if (q.max_packet_size == 0) q.max_packet_size = default_max_packet_size(q);
   if (q.max_packet_size > q.num_strides * static_cast<uint64_t>(q.stride_size) / 2)
     return {Errc::InvalidValue, Layer::Eth,
             "max packet size " + u(q.max_packet_size) + " does not fit twice in a ring of " + u(q.num_strides) +
@@ -285,13 +397,30 @@ QueueState EthRxq::state() const noexcept { return impl_ ? impl_->state : QueueS
 RxqStats EthRxq::stats() const noexcept {
   if (!impl_) return {};
   const auto& c = impl_->counters;
-  return {c.packets.load(),  c.bytes.load(),  c.bursts.load(), c.rx_missed.load(),
-          c.released.load(), c.errors.load(), c.copies.load(), c.publish_ns.load()};
+  RxqStats s;
+  // Deliveries and drops before offers: a reader never sees more delivered
+  // and dropped than offered.
+  for (size_t r = 0; r < kDropReasons; ++r) s.dropped[r] = c.dropped[r].load();
+  s.packets = c.packets.load();
+  s.offered = c.offered.load();
+  s.bytes = c.bytes.load();
+  s.bursts = c.bursts.load();
+  s.rx_missed = s.dropped[static_cast<size_t>(DropReason::RingFull)];
+  s.truncated = c.truncated.load();
+  s.released = c.released.load();
+  s.errors = c.errors.load();
+  s.copies = c.copies.load();
+  s.publish_ns = c.publish_ns.load();
+  return s;
 }
 
 uint32_t EthRxq::num_strides() const noexcept { return impl_ ? impl_->num_strides : 0; }
 uint32_t EthRxq::stride_size() const noexcept { return impl_ ? impl_->stride_size : 0; }
-uint32_t EthRxq::max_packet_size() const noexcept { return impl_ ? impl_->max_packet_size : 0; }
+uint32_t EthRxq::max_packet_size() const noexcept {
+  if (!impl_) return 0;
+  return impl_->max_packet_size ? impl_->max_packet_size : default_max_packet_size(*impl_);
+}
+RxOffloads EthRxq::rx_offloads() const noexcept { return impl_ ? impl_->offloads : RxOffloads{}; }
 uint32_t EthRxq::burst_size() const noexcept { return impl_ ? impl_->burst_size : 0; }
 RingMem EthRxq::ring_mem() const noexcept { return impl_ ? impl_->ring_mem : RingMem::Gpu; }
 
@@ -302,16 +431,33 @@ Result<std::vector<HostFrame>> EthRxq::host_receive(size_t max) {
     return Status(Errc::BadState, Layer::Eth,
                   "host_receive on RX queue " + u(impl_->queue_id) +
                       " whose datapath is on a GPU; receive in the kernel, or start it without set_gpu()");
-  std::vector<backend::RxFrame> frames(std::min<size_t>(max, impl_->burst_size));
-  auto n = impl_->dev->backend->rx_burst(impl_->queue_id, frames);
+  auto& q = *impl_;
+  backend::Backend& be = *q.dev->backend;
+  if (q.max_packet_size == 0) q.max_packet_size = default_max_packet_size(q);
+  std::vector<backend::RxFrame> frames(std::min<size_t>(max, q.burst_size));
+  auto n = be.rx_burst(q.queue_id, frames);
   if (!n) return n.status();
+  // The same rules as the NIC engine: empty frames are dropped, longer ones cut.
   std::vector<HostFrame> out;
   out.reserve(*n);
+  uint64_t bytes = 0, truncated = 0, empty = 0;
   for (size_t i = 0; i < *n; ++i) {
-    out.push_back({std::vector<uint8_t>(frames[i].data, frames[i].data + frames[i].len), frames[i].timestamp_ns});
-    impl_->counters.packets.fetch_add(1);
-    impl_->counters.bytes.fetch_add(frames[i].len);
+    const backend::RxFrame& f = frames[i];
+    if (f.len == 0) {
+      ++empty;
+      continue;
+    }
+    const uint32_t len = std::min(f.len, q.max_packet_size);
+    truncated += len < f.len;
+    out.push_back({std::vector<uint8_t>(f.data, f.data + len), f.timestamp_ns});
+    bytes += len;
   }
+  if (*n > 0 && be.rx_memory(q.queue_id)) be.rx_release(q.queue_id, std::span<const backend::RxFrame>(frames.data(), *n));
+  q.counters.dropped[static_cast<size_t>(DropReason::Empty)].fetch_add(empty);
+  q.counters.packets.fetch_add(out.size());
+  q.counters.bytes.fetch_add(bytes);
+  q.counters.truncated.fetch_add(truncated);
+  q.counters.offered.fetch_add(*n);
   if (*n == 0 && impl_->dev->backend->at_end(impl_->queue_id)) impl_->host_path_end.store(true);
   return out;
 }

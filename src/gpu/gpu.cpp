@@ -16,6 +16,10 @@ namespace detail {
 Allocation::~Allocation() {
   if (owner) owner->remove_region(reinterpret_cast<uint64_t>(dev));
   if (!dev) return;
+  if (registered) {
+    owner->unregister_host(host);
+    return;
+  }
   if (!owner || owner->emulated) {
     std::free(dev);
     return;
@@ -143,6 +147,69 @@ Result<DeviceMemory> GpuImpl::alloc(size_t bytes, MemKind kind, size_t align) {
   a->owner = shared_from_this();
   add_region({reinterpret_cast<uint64_t>(a->dev), bytes, static_cast<uint8_t*>(a->host), kind});
   return DeviceMemory(std::move(a));
+}
+
+Result<DeviceMemory> GpuImpl::register_host(void* host, size_t bytes) {
+  if (closed.load()) return Status(Errc::BadState, Layer::Gpu, "register_host on GPU " + bus_id + " after close()");
+  if (!host || bytes == 0)
+    return Status(Errc::InvalidValue, Layer::Gpu,
+                  "register_host of " + std::to_string(bytes) + " bytes at " +
+                      std::to_string(reinterpret_cast<uint64_t>(host)) + "; give a non-empty host range");
+  auto a = std::make_shared<Allocation>();
+  a->size = bytes;
+  a->kind = MemKind::CpuGpu;
+  a->registered = true;
+  a->host = host;
+  if (emulated) {
+    a->dev = host;
+  } else {
+#if GNIO_HAVE_CUDA
+    GNIO_TRY(bind_thread());
+    const std::string what = std::to_string(bytes) + " bytes of host memory on " + bus_id;
+    std::lock_guard lock(mu_);
+    int& count = host_registrations_[host];
+    if (count == 0) {
+      cudaError_t err = cudaHostRegister(host, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
+      // Memory its owner already pinned (cudaHostAlloc) is mapped as it is.
+      if (err == cudaErrorHostMemoryAlreadyRegistered) {
+        (void)cudaGetLastError();
+        count = -1;
+      } else if (err != cudaSuccess) {
+        host_registrations_.erase(host);
+        GNIO_CUDA_TRY(err, "cudaHostRegister of " + what);
+      }
+    }
+    if (count >= 0) ++count;
+    cudaError_t err = cudaHostGetDevicePointer(&a->dev, host, 0);
+    if (err != cudaSuccess) {
+      if (count > 0 && --count == 0) {
+        cudaHostUnregister(host);
+        host_registrations_.erase(host);
+      }
+      a->dev = nullptr;
+      GNIO_CUDA_TRY(err, "cudaHostGetDevicePointer of " + what);
+    }
+#else
+    return Status(Errc::NotSupported, Layer::Gpu, "gnio was built without CUDA", Axis::Cuda);
+#endif
+  }
+  a->owner = shared_from_this();
+  add_region({reinterpret_cast<uint64_t>(a->dev), bytes, static_cast<uint8_t*>(a->host), MemKind::CpuGpu});
+  return DeviceMemory(std::move(a));
+}
+
+void GpuImpl::unregister_host([[maybe_unused]] void* host) {
+#if GNIO_HAVE_CUDA
+  if (emulated) return;
+  std::lock_guard lock(mu_);
+  auto it = host_registrations_.find(host);
+  if (it == host_registrations_.end() || it->second < 0) return;  // its owner pinned it
+  if (--it->second > 0) return;
+  host_registrations_.erase(it);
+  bind_thread();
+  if (cudaError_t err = cudaHostUnregister(host); err != cudaSuccess)
+    log::warn("gpu", std::string("cudaHostUnregister of backend frame memory failed: ") + cudaGetErrorName(err));
+#endif
 }
 
 namespace {

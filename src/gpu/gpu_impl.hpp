@@ -28,6 +28,7 @@ struct Allocation {
   void* host = nullptr;
   size_t size = 0;
   MemKind kind = MemKind::Gpu;
+  bool registered = false;  // host memory someone else owns, mapped by register_host()
   ~Allocation();
 };
 
@@ -51,6 +52,11 @@ struct GpuImpl : std::enable_shared_from_this<GpuImpl> {
   std::atomic<bool> closed{false};
 
   Result<DeviceMemory> alloc(size_t bytes, MemKind kind, size_t align);
+  // Maps host memory that someone else owns (a backend's frame pool) into
+  // the GPU: pinned and mapped (cudaHostRegister), the identity on the
+  // emulated device. The memory stays mapped until the last DeviceMemory
+  // of the same range is gone; it is never freed here.
+  Result<DeviceMemory> register_host(void* host, size_t bytes);
   // The registered range holding [addr, addr + len), if any.
   bool resolve(uint64_t addr, uint32_t len, Region& out) const;
   // Makes this thread's CUDA calls target this device (no-op when emulated).
@@ -77,8 +83,13 @@ struct GpuImpl : std::enable_shared_from_this<GpuImpl> {
   cudaStream_t zero_stream_ = nullptr;  // guarded by mu_
 #endif
 
+  // Drops one registration of `host`; unmaps it after the last one.
+  void unregister_host(void* host);
+  friend struct Allocation;
+
   mutable std::mutex mu_;
   std::map<uint64_t, Region> regions_;
+  std::map<void*, int> host_registrations_;  // register_host() count per range
   std::vector<std::shared_ptr<void>> deferred_;
 };
 

@@ -156,6 +156,14 @@ struct CountNonzeroKernel {
   }
 };
 
+LaunchConfig launch_config(uint32_t grid, uint32_t block, const char* name) {
+  LaunchConfig c;
+  c.grid = grid;
+  c.block = block;
+  c.name = name;
+  return c;
+}
+
 uint32_t block_for(const Gpu& gpu, Scope s) { return gpu.emulated() || s == Scope::Thread ? 1 : 64; }
 
 // What a ReceiveKernel run saw, next to what the host sees in the same source.
@@ -208,7 +216,7 @@ TEST_P(WrapAround, EveryPacketOnceThroughASmallRing) {
   start_small_ring(gpu, *q, mem);
   ASSERT_EQ(q->state(), QueueState::Started);
   ReceiveRun run;
-  receive_all(gpu, *q, spec, scope, {1, block_for(gpu, scope), "wrap"}, 16, run);
+  receive_all(gpu, *q, spec, scope, launch_config(1, block_for(gpu, scope), "wrap"), 16, run);
   EXPECT_EQ(run.got.packets, 20000u);
   EXPECT_EQ(run.got.packets, run.want.packets);
   EXPECT_EQ(run.got.bytes, run.want.bytes);
@@ -252,7 +260,7 @@ TEST_P(SourceOrder, EveryPacketArrivesOnceInSourceOrder) {
   ASSERT_TRUE(h.has_value() && seen_mem.has_value());
   auto* seen = static_cast<SeenPacket*>(seen_mem->device_ptr());
   auto k = examples::with_scope(scope, [&]<Scope S>() {
-    return PersistentKernel::launch(gpu, {1, block_for(gpu, scope), "order"},
+    return PersistentKernel::launch(gpu, launch_config(1, block_for(gpu, scope), "order"),
                                     RecordKernel<S>{h->handle(), seen, want.size(), 16});
   });
   ASSERT_TRUE(k.has_value()) << k.status().to_string();
@@ -286,7 +294,7 @@ TEST(Rx, IndependentReceiversShareAQueueAndReleaseInOrder) {
   for (Status s : {q->set_num_strides(128), q->set_stride_size(512), q->set_burst_size(8), q->set_gpu(gpu), q->start()})
     ASSERT_TRUE(s) << s.to_string();
   ReceiveRun run;
-  receive_all(gpu, *q, spec, Scope::Thread, {4, 1, "receivers"}, 8, run);
+  receive_all(gpu, *q, spec, Scope::Thread, launch_config(4, 1, "receivers"), 8, run);
   EXPECT_EQ(run.got.packets, 30000u);
   EXPECT_EQ(run.got.checksum, run.want.checksum);
   EXPECT_EQ(run.got.bad_release, 0u);
@@ -305,7 +313,7 @@ TEST(PersistentKernel, StopReportsStalledBlocksInsteadOfHanging) {
   GNIO_OPEN_TEST_GPU(gpu);
   auto flag = gpu.alloc(sizeof(uint32_t), MemKind::CpuGpu);
   ASSERT_TRUE(flag.has_value());
-  auto k = PersistentKernel::launch(gpu, {2, 1, "stuck"}, StuckKernel{static_cast<uint32_t*>(flag->device_ptr())});
+  auto k = PersistentKernel::launch(gpu, launch_config(2, 1, "stuck"), StuckKernel{static_cast<uint32_t*>(flag->device_ptr())});
   ASSERT_TRUE(k.has_value()) << k.status().to_string();
   Status s = k->stop(std::chrono::milliseconds(200));
   EXPECT_EQ(s.code(), Errc::Timeout);
@@ -331,13 +339,13 @@ TEST(Gpu, FreshDeviceMemoryIsZeroForTheNextKernel) {
     {
       auto used = gpu.alloc(kWords * sizeof(uint64_t), MemKind::Gpu);
       ASSERT_TRUE(used.has_value());
-      auto k = PersistentKernel::launch(gpu, {1, 128, "fill"},
+      auto k = PersistentKernel::launch(gpu, launch_config(1, 128, "fill"),
                                         FillKernel{static_cast<uint64_t*>(used->device_ptr()), kWords, 20000});
       ASSERT_TRUE(k.has_value() && k->stop());
     }
     auto fresh = gpu.alloc(kWords * sizeof(uint64_t), MemKind::Gpu);
     ASSERT_TRUE(fresh.has_value());
-    auto k = PersistentKernel::launch(gpu, {1, 128, "read"},
+    auto k = PersistentKernel::launch(gpu, launch_config(1, 128, "read"),
                                       CountNonzeroKernel{static_cast<const uint64_t*>(fresh->device_ptr()), kWords, count});
     ASSERT_TRUE(k.has_value() && k->stop());
     ASSERT_EQ(*static_cast<const uint64_t*>(nonzero->host_ptr()), 0u) << "round " << round;
@@ -352,7 +360,7 @@ TEST(PersistentKernel, HeartbeatMovesAndHandlesCannotGoWhileItRuns) {
   ASSERT_TRUE(q->start());
   auto h = GpuRxq::create(gpu, *q);
   ASSERT_TRUE(h.has_value());
-  auto k = PersistentKernel::launch(gpu, {1, 1, "idle"}, IdleKernel{});
+  auto k = PersistentKernel::launch(gpu, launch_config(1, 1, "idle"), IdleKernel{});
   ASSERT_TRUE(k.has_value());
   EXPECT_TRUE(eventually([&] { return k->counters()[0].heartbeat > 10; }));
   EXPECT_TRUE(k->stalled_blocks(std::chrono::milliseconds(50)).empty());
@@ -408,7 +416,7 @@ TEST(Tx, StagedSendsArriveInOrderExactlyOnceThroughASmallRing) {
   auto h = GpuTxq::create(gpu, p.txq);
   ASSERT_TRUE(h.has_value());
   const uint32_t n = 5000, size = 200;
-  auto k = PersistentKernel::launch(gpu, {1, 1, "staged"}, StagedSendKernel{h->handle(), n, size, nullptr});
+  auto k = PersistentKernel::launch(gpu, launch_config(1, 1, "staged"), StagedSendKernel{h->handle(), n, size, nullptr});
   ASSERT_TRUE(k.has_value()) << k.status().to_string();
   auto frames = receive_n(p.host_rx, n);
   ASSERT_TRUE(k->stop());
@@ -435,7 +443,7 @@ TEST(Tx, FullRingIsAgainAndDrainingClearsIt) {
   ASSERT_TRUE(h.has_value() && results.has_value());
   auto* r = static_cast<int32_t*>(results->host_ptr());
   r[0] = r[1] = r[2] = -1;
-  auto k = PersistentKernel::launch(gpu, {1, 1, "again"},
+  auto k = PersistentKernel::launch(gpu, launch_config(1, 1, "again"),
                                     ReserveAllKernel{h->handle(), static_cast<int32_t*>(results->device_ptr())});
   ASSERT_TRUE(k.has_value());
   auto frames = receive_n(p.host_rx, 32);
@@ -460,7 +468,7 @@ TEST(Tx, WaitOnTimeHoldsEachPacketUntilItsSendTime) {
   t[0] = 0;
   t[1] = start + 40'000'000;  // +40 ms
   t[2] = start + 80'000'000;  // +80 ms
-  auto k = PersistentKernel::launch(gpu, {1, 1, "timed"},
+  auto k = PersistentKernel::launch(gpu, launch_config(1, 1, "timed"),
                                     StagedSendKernel{h->handle(), 3, 64, static_cast<uint64_t*>(times->device_ptr())});
   ASSERT_TRUE(k.has_value());
   auto frames = receive_n(p.host_rx, 3);
@@ -477,7 +485,7 @@ TEST(Semaphore, KernelPublishesItemsTheHostPolls) {
   auto sem = GpuSemaphore::create(gpu, 8, 16);
   ASSERT_TRUE(sem.has_value());
   EXPECT_EQ(sem->status(3), dev::SemStatus::Free);
-  auto k = PersistentKernel::launch(gpu, {1, 1, "sem"}, SemaphoreKernel{sem->handle()});
+  auto k = PersistentKernel::launch(gpu, launch_config(1, 1, "sem"), SemaphoreKernel{sem->handle()});
   ASSERT_TRUE(k.has_value());
   for (uint32_t i = 0; i < 8; ++i) {
     ASSERT_TRUE(sem->wait(i, dev::SemStatus::Ready, 5000));

@@ -1,0 +1,70 @@
+#include "engine/engine_thread.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "core/log.hpp"
+#include "engine/rx_engine.hpp"
+#include "gnio/dev/thread.hpp"
+#include "gpu/gpu_impl.hpp"
+
+namespace gnio::detail {
+
+EngineThread::~EngineThread() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+Status EngineThread::attach(RxEngine* e) {
+  std::lock_guard lock(mu_);
+  engines_.push_back(e);
+  if (thread_.joinable()) return Status::ok();
+  thread_ = std::thread([this] { run(); });
+  if (core_ >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(core_, &set);
+    if (int err = pthread_setaffinity_np(thread_.native_handle(), sizeof(set), &set); err != 0) {
+      // The engine works unpinned; say why it is not where it was asked to be.
+      log::warn("rx-engine", "pinning the engine thread to core " + std::to_string(core_) +
+                                 " failed: " + std::strerror(err) + "; it runs unpinned (check the cores= list)");
+    }
+  }
+  return Status::ok();
+}
+
+void EngineThread::detach(RxEngine* e) {
+  std::lock_guard lock(mu_);
+  engines_.erase(std::remove(engines_.begin(), engines_.end(), e), engines_.end());
+}
+
+void EngineThread::run() {
+  const GpuImpl* bound = nullptr;
+  uint32_t idle = 0;
+  while (!stop_.load(std::memory_order_relaxed)) {
+    bool progressed = false;
+    {
+      std::lock_guard lock(mu_);
+      for (RxEngine* e : engines_) {
+        // Queues of one thread may sit on different GPUs.
+        if (&e->gpu() != bound && e->gpu().bind_thread()) bound = &e->gpu();
+        progressed |= e->poll();
+      }
+    }
+    if (progressed) {
+      idle = 0;
+    } else if (busy_poll_) {
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+    } else {
+      dev::host_backoff(++idle);
+    }
+  }
+}
+
+}  // namespace gnio::detail

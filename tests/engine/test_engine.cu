@@ -1,0 +1,387 @@
+// The RX NIC engine on the device named by GNIO_TEST_GPU (the emulated
+// device by default): frames in place in backend-owned memory and copied
+// from it, drop reasons and truncation, offered == delivered + dropped for
+// every backend, offloads on and off, and engine threads shared by queues.
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "../../examples/common/example.hpp"
+#include "../../examples/common/kernels.hpp"
+#include "../core/test_support.hpp"
+#include "engine/rx_engine.hpp"
+#include "gnio/gpu_queue.hpp"
+#include "gnio/persistent_kernel.hpp"
+#include "owned_backend.hpp"
+
+using namespace gnio;
+using gnio::test::eventually;
+using gnio::test::OwnedBackend;
+using gnio::test::OwnedOptions;
+
+namespace {
+
+// What the kernel saw at one descriptor index.
+struct Seen {
+  uint32_t len, flags, rss_hash, times;
+  uint64_t timestamp_ns, fnv;
+};
+
+// Records every descriptor; waits for *go before it receives anything.
+struct RecordKernel {
+  dev::Rxq rxq;
+  Seen* seen;  // GpuCpu memory
+  uint64_t capacity;
+  const uint32_t* go;
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    for (uint32_t spins = 0; go && dev::load_acquire(go) == 0 && ctx.running(); ++spins) dev::backoff(spins);
+    while (ctx.running()) {
+      ctx.heartbeat();
+      dev::RxBurst b = rxq.receive<Scope::Thread>(32, examples::kPollNs);
+      for (uint32_t i = 0; i < b.count(); ++i) {
+        const uint64_t idx = b.first() + i;
+        if (idx >= capacity) {
+          ctx.count_error();
+          continue;
+        }
+        dev::Packet p = b[i];
+        seen[idx] = {p.size(), p.flags(), p.rss_hash(), seen[idx].times + 1, p.timestamp_ns(),
+                     dev::fnv1a64(p.data(), p.size())};
+      }
+      rxq.release<Scope::Thread>(b);
+    }
+  }
+};
+
+LaunchConfig one_thread(const char* name) {
+  LaunchConfig c;
+  c.grid = 1;
+  c.block = 1;
+  c.name = name;
+  return c;
+}
+
+struct Received {
+  std::vector<Seen> seen;
+  RxqStats stats;
+  const uint8_t* ring_data = nullptr;
+};
+
+// Receives from a started queue until `done()`, recording every descriptor.
+template <typename Done>
+void record(Gpu& gpu, EthRxq& q, size_t capacity, Done&& done, Received& run, uint32_t* go = nullptr,
+            void (*before_go)(EthRxq&) = nullptr) {
+  auto h = GpuRxq::create(gpu, q);
+  ASSERT_TRUE(h.has_value()) << h.status().to_string();
+  auto seen = gpu.alloc(sizeof(Seen) * capacity, MemKind::GpuCpu);
+  ASSERT_TRUE(seen.has_value());
+  auto k = PersistentKernel::launch(
+      gpu, one_thread("record"), RecordKernel{h->handle(), static_cast<Seen*>(seen->device_ptr()), capacity, go});
+  ASSERT_TRUE(k.has_value()) << k.status().to_string();
+  if (before_go) before_go(q);
+  if (go) dev::store_release(go, 1u);
+  EXPECT_TRUE(eventually([&] { return done(); }, std::chrono::seconds(60)));
+  ASSERT_TRUE(k->stop());
+  EXPECT_EQ(k->totals().errors, 0u) << "descriptors beyond what the source offered";
+  const auto* s = static_cast<const Seen*>(seen->host_ptr());
+  run.seen.assign(s, s + capacity);
+  run.stats = q.stats();
+  run.ring_data = q.impl()->engine->device_ring().data;
+}
+
+void start_queue(Gpu& gpu, EthRxq& q, RingMem mem, uint32_t strides, uint32_t max_packet = 0,
+                 RxOffloads offloads = {}) {
+  ASSERT_TRUE(q.set_num_strides(strides));
+  ASSERT_TRUE(q.set_stride_size(2048));
+  if (max_packet) {
+    ASSERT_TRUE(q.set_max_packet_size(max_packet));
+  }
+  for (Status s : {q.set_burst_size(32), q.set_ring_mem(mem), q.set_rx_offloads(offloads), q.set_gpu(gpu), q.start()})
+    ASSERT_TRUE(s) << s.to_string();
+}
+
+uint64_t dropped_total(const RxqStats& s) {
+  uint64_t n = 0;
+  for (uint64_t d : s.dropped) n += d;
+  return n;
+}
+
+// What the queue should have delivered of the backend's frame i, cut to max.
+void expect_frame(const Seen& got, const std::vector<uint8_t>& want, uint32_t max_packet, uint64_t i) {
+  const uint32_t len = std::min<uint32_t>(static_cast<uint32_t>(want.size()), max_packet);
+  const bool cut = len < want.size();
+  EXPECT_EQ(got.times, 1u) << "frame " << i;
+  EXPECT_EQ(got.len, len) << "frame " << i;
+  EXPECT_EQ(got.fnv, dev::fnv1a64(want.data(), len)) << "frame " << i;
+  EXPECT_EQ(dev::has_flag(got.flags, dev::PacketFlags::FrameTruncated), cut) << "frame " << i;
+}
+
+class BackendMemory : public ::testing::TestWithParam<RingMem> {};
+
+// Mode 2: frames in backend memory. mem=host: the descriptors point into it
+// (no copy); mem=gpu: copied into the device ring and handed back at once.
+TEST_P(BackendMemory, EveryFrameOnceInOrderAndEveryBufferBackInOrder) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  const RingMem mem = GetParam();
+  OwnedOptions o;
+  o.count = 6000;
+  OwnedBackend* be = nullptr;
+  EthDevice dev = gnio::test::owned_device(o, be);
+  auto q = dev.create_rxq(0);
+  ASSERT_TRUE(q.has_value());
+  start_queue(gpu, *q, mem, 256);
+  Received run;
+  record(gpu, *q, o.count, [&] { return q->at_end(); }, run);
+  if (mem == RingMem::Host) {
+    EXPECT_EQ(run.ring_data, be->pool()) << "descriptors must point into the backend's memory";
+    EXPECT_EQ(run.stats.copies, 0u);
+  } else {
+    EXPECT_NE(run.ring_data, be->pool());
+  }
+  for (uint64_t i = 0; i < o.count; ++i) {
+    expect_frame(run.seen[i], be->frame(i), q->max_packet_size(), i);
+    EXPECT_EQ(run.seen[i].timestamp_ns, i + 1);
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_EQ(run.stats.offered, o.count);
+  EXPECT_EQ(run.stats.packets, o.count);
+  EXPECT_EQ(dropped_total(run.stats), 0u);
+  EXPECT_TRUE(eventually([&] { return be->released() == o.count; }));
+  EXPECT_EQ(be->out_of_order(), 0u);
+  EXPECT_EQ(be->outstanding(), 0u);
+}
+
+// Empty frames are dropped as `empty`; longer frames are cut to the
+// queue's max packet size and flagged; frames of 64 KiB span 32 strides.
+TEST_P(BackendMemory, EmptyFramesDroppedLongFramesCutOrSpanningStrides) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  const RingMem mem = GetParam();
+  for (uint32_t max_packet : {4000u, 65536u}) {
+    OwnedOptions o;
+    o.count = 3000;
+    o.buffers = 128;
+    o.buffer_size = 65536;
+    o.empty_every = 7;
+    o.long_every = 11;
+    o.long_size = 65000;
+    OwnedBackend* be = nullptr;
+    EthDevice dev = gnio::test::owned_device(o, be);
+    auto q = dev.create_rxq(0);
+    ASSERT_TRUE(q.has_value());
+    start_queue(gpu, *q, mem, 128, max_packet);
+    Received run;
+    uint64_t empties = 0, longs = 0;
+    std::vector<uint64_t> delivered;  // source index of each descriptor
+    for (uint64_t i = 0; i < o.count; ++i) {
+      const auto f = be->frame(i);
+      if (f.empty()) {
+        ++empties;
+      } else {
+        delivered.push_back(i);
+        longs += f.size() > max_packet;
+      }
+    }
+    record(gpu, *q, o.count, [&] { return q->at_end(); }, run);
+    for (size_t d = 0; d < delivered.size(); ++d) {
+      expect_frame(run.seen[d], be->frame(delivered[d]), max_packet, delivered[d]);
+      if (::testing::Test::HasFailure()) break;
+    }
+    EXPECT_EQ(run.seen[delivered.size()].times, 0u);
+    EXPECT_EQ(run.stats.offered, o.count);
+    EXPECT_EQ(run.stats.packets, delivered.size());
+    EXPECT_EQ(run.stats.dropped[static_cast<size_t>(DropReason::Empty)], empties);
+    EXPECT_EQ(run.stats.packets + dropped_total(run.stats), run.stats.offered);
+    EXPECT_EQ(run.stats.truncated, longs) << "max packet size " << max_packet;
+    EXPECT_EQ(longs > 0, max_packet < o.long_size);
+    EXPECT_TRUE(eventually([&] { return be->released() == o.count; }));
+    EXPECT_EQ(be->out_of_order(), 0u);
+  }
+}
+
+// A wire does not wait: frames that find the ring full are counted under
+// ring_full (rx_missed), exactly, and still go back to the backend in order.
+TEST_P(BackendMemory, WireDropsAtAFullRingAreCountedExactlyAndReturned) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  const RingMem mem = GetParam();
+  OwnedOptions o;
+  o.count = 4000;
+  o.buffers = 4096;
+  o.buffer_size = 2048;
+  o.spec = "synthetic:size=64-1000,seed=4";
+  o.wire = true;
+  OwnedBackend* be = nullptr;
+  EthDevice dev = gnio::test::owned_device(o, be);
+  auto q = dev.create_rxq(0);
+  ASSERT_TRUE(q.has_value());
+  start_queue(gpu, *q, mem, 64);
+  auto go = gpu.alloc(sizeof(uint32_t), MemKind::GpuCpu);
+  ASSERT_TRUE(go.has_value());
+  Received run;
+  // The kernel waits until the source is exhausted: the 64-descriptor ring
+  // fills and the rest arrives at a full ring.
+  record(gpu, *q, o.count, [&] { return q->at_end(); }, run, static_cast<uint32_t*>(go->device_ptr()),
+         [](EthRxq& rxq) { eventually([&] { return rxq.stats().offered == 4000; }); });
+  EXPECT_EQ(run.stats.offered, o.count);
+  EXPECT_EQ(run.stats.packets, 64u);
+  EXPECT_EQ(run.stats.rx_missed, o.count - 64);
+  EXPECT_EQ(run.stats.dropped[static_cast<size_t>(DropReason::RingFull)], run.stats.rx_missed);
+  for (uint64_t d = 0; d < run.stats.packets; ++d) {
+    ASSERT_GT(run.seen[d].timestamp_ns, 0u);
+    expect_frame(run.seen[d], be->frame(run.seen[d].timestamp_ns - 1), q->max_packet_size(), d);
+  }
+  EXPECT_TRUE(eventually([&] { return be->released() == o.count; }));
+  EXPECT_EQ(be->out_of_order(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ring, BackendMemory, ::testing::Values(RingMem::Host, RingMem::Gpu),
+                         [](const auto& info) { return info.param == RingMem::Host ? "mem_host" : "mem_gpu"; });
+
+// offered == delivered + sum(dropped), and delivered == what the host path
+// reads of the same source, for every backend.
+TEST(Engine, OfferedIsDeliveredPlusDroppedForEveryBackend) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  const std::string sample = std::string("pcap:") + GNIO_DATA_DIR + "/sample.pcap";
+  for (const std::string& spec : {std::string("synthetic:count=3000,size=64-9000,proto=mix,seed=3"), sample}) {
+    SCOPED_TRACE(spec);
+    auto want = examples::host_receive_totals(spec);
+    ASSERT_TRUE(want.has_value()) << want.status().to_string();
+    auto dev = EthDevice::open(spec);
+    ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
+    auto q = dev->create_rxq(0);
+    ASSERT_TRUE(q.has_value());
+    start_queue(gpu, *q, RingMem::Host, 512);
+    Received run;
+    record(gpu, *q, want->packets + 1, [&] { return q->at_end(); }, run);
+    uint64_t bytes = 0, checksum = 0;
+    for (uint64_t i = 0; i < want->packets; ++i) {
+      bytes += run.seen[i].len;
+      checksum += run.seen[i].fnv;
+    }
+    EXPECT_EQ(run.stats.packets, want->packets);
+    EXPECT_EQ(bytes, want->bytes);
+    EXPECT_EQ(checksum, want->checksum);
+    EXPECT_EQ(run.stats.packets + dropped_total(run.stats), run.stats.offered);
+  }
+  // loop: what the host sends on TX queue 0 arrives on RX queue 0.
+  auto dev = EthDevice::open("loop:");
+  ASSERT_TRUE(dev.has_value());
+  auto rxq = dev->create_rxq(0);
+  auto txq = dev->create_txq(0);
+  ASSERT_TRUE(rxq.has_value() && txq.has_value());
+  start_queue(gpu, *rxq, RingMem::Gpu, 512);
+  ASSERT_TRUE(txq->start());
+  backend::SyntheticOptions so = *backend::parse_synthetic_spec("synthetic:size=60-1500,seed=5");
+  std::vector<std::vector<uint8_t>> frames;
+  for (uint64_t i = 0; i < 2000; ++i) frames.push_back(backend::make_synthetic_frame(so, i));
+  Received run;
+  std::thread sender([&] {
+    for (size_t i = 0; i < frames.size();) {
+      std::span<const uint8_t> one[1] = {frames[i]};
+      auto n = txq->host_send(one);
+      if (n && *n == 1) ++i;
+    }
+  });
+  record(gpu, *rxq, frames.size() + 1, [&] { return rxq->stats().released == frames.size(); }, run);
+  sender.join();
+  for (size_t i = 0; i < frames.size(); ++i) {
+    expect_frame(run.seen[i], frames[i], rxq->max_packet_size(), i);
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_EQ(run.stats.offered, frames.size());
+  EXPECT_EQ(run.stats.packets, frames.size());
+}
+
+// Descriptor metadata is computed only when asked for; when asked, it is
+// what the device-side parser says of the same bytes.
+TEST(Engine, OffloadsOffLeaveMetadataEmptyOnFillItCorrectly) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  const std::string spec = "synthetic:count=2000,size=96-1500,proto=mix,ipv6=mix,seed=13,queues=2";
+  for (bool on : {false, true}) {
+    for (uint16_t queue : {0, 1}) {
+      SCOPED_TRACE(std::string(on ? "offloads on" : "offloads off") + ", queue " + std::to_string(queue));
+      std::vector<std::vector<uint8_t>> want;
+      {
+        auto d = EthDevice::open(spec);
+        auto hq = d->create_rxq(queue);
+        ASSERT_TRUE(hq->start());
+        while (!hq->at_end()) {
+          auto got = hq->host_receive(64);
+          ASSERT_TRUE(got.has_value()) << got.status().to_string();
+          for (HostFrame& f : *got) want.push_back(std::move(f.data));
+        }
+      }
+      auto dev = EthDevice::open(spec);
+      auto q = dev->create_rxq(queue);
+      ASSERT_TRUE(q.has_value());
+      start_queue(gpu, *q, RingMem::Host, 256, 0, on ? RxOffloads::all() : RxOffloads{});
+      Received run;
+      record(gpu, *q, want.size(), [&] { return q->at_end(); }, run);
+      for (size_t i = 0; i < want.size(); ++i) {
+        const uint8_t* f = want[i].data();
+        const uint32_t len = static_cast<uint32_t>(want[i].size());
+        EXPECT_EQ(run.seen[i].flags, on ? dev::classify(f, len) : 0u) << "frame " << i;
+        EXPECT_EQ(run.seen[i].rss_hash, on ? dev::rss_hash(f, len) : 0u) << "frame " << i;
+        if (::testing::Test::HasFailure()) break;
+      }
+    }
+  }
+}
+
+// Threads of this process and the cores each may run on.
+std::map<std::string, std::string> threads_and_cores() {
+  std::map<std::string, std::string> out;
+  DIR* d = opendir("/proc/self/task");
+  while (dirent* e = d ? readdir(d) : nullptr) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream status(std::string("/proc/self/task/") + e->d_name + "/status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.starts_with("Cpus_allowed_list:")) out[e->d_name] = line.substr(line.find_first_not_of(" \t", 18));
+  }
+  if (d) closedir(d);
+  return out;
+}
+
+// N queues need not cost N threads: threads=T runs them on T engine
+// threads, cores= pins those, and each queue still receives.
+TEST(Engine, QueuesShareEngineThreadsPinnedWhereAsked) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  struct Case {
+    std::string placement;
+    size_t threads;
+    std::string cores;  // what the new threads may run on ("" = not checked)
+  };
+  for (const Case& c : {Case{"", 4, ""}, Case{",threads=1", 1, ""}, Case{",threads=2", 2, ""},
+                        Case{",cores=0", 1, "0"}}) {
+    SCOPED_TRACE("placement '" + c.placement + "'");
+    auto dev = EthDevice::open("synthetic:count=4000,size=64-512,flows=64,queues=4" + c.placement);
+    ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
+    const auto before = threads_and_cores();
+    std::vector<EthRxq> qs;
+    for (uint16_t i = 0; i < 4; ++i) {
+      auto q = dev->create_rxq(i);
+      ASSERT_TRUE(q.has_value());
+      start_queue(gpu, *q, RingMem::Host, 64);
+      qs.push_back(std::move(*q));
+    }
+    const auto after = threads_and_cores();
+    std::vector<std::string> added;
+    for (const auto& [tid, cores] : after)
+      if (!before.count(tid)) added.push_back(cores);
+    EXPECT_EQ(added.size(), c.threads);
+    for (const auto& cores : added) {
+      if (!c.cores.empty()) {
+        EXPECT_EQ(cores, c.cores);
+      }
+    }
+    // Every queue fills its ring: each is served.
+    for (auto& q : qs) EXPECT_TRUE(eventually([&] { return q.stats().packets == 64; })) << q.stats().packets;
+  }
+}
+
+}  // namespace
