@@ -26,6 +26,27 @@ struct LaunchConfig {
   uint32_t grid = 1;    // blocks (on the emulated device: CPU threads)
   uint32_t block = 256; // threads per block (1 on the emulated device)
   std::string name = "persistent";
+  // Names of the values a block passes to ctx.set_stage() (index = value).
+  std::vector<std::string> stage_names;
+  // Hang detection: a block still inside its loop whose heartbeat has not
+  // moved for hang_timeout while has_work(block) says its queue has packets
+  // waiting is hung. 0 turns the verdict (and the watcher that logs it) off.
+  std::chrono::milliseconds hang_timeout{0};
+  // Whether block b has work waiting (e.g. its RX queue delivered packets it
+  // has not released); empty: always assumed.
+  std::function<bool(uint32_t block)> has_work;
+};
+
+// What the host knows of one block's liveness.
+struct BlockHealth {
+  uint32_t block = 0;
+  uint64_t heartbeat = 0;
+  std::chrono::nanoseconds heartbeat_age{0};  // since the heartbeat last moved (as seen by the host)
+  uint32_t stage = 0;
+  std::string stage_name;
+  bool exited = false;
+  bool work_waiting = false;
+  bool hung = false;
 };
 
 struct KernelTotals {
@@ -69,6 +90,10 @@ class PersistentKernel {
   KernelTotals totals() const;
   // Blocks still inside their loop whose heartbeat did not move in `window`.
   std::vector<uint32_t> stalled_blocks(std::chrono::milliseconds window) const;
+  // Heartbeat age, stage and hang verdict of every block, now. Ages count
+  // from the moment the host last saw the heartbeat move: from launch, from
+  // an earlier health() call or from the hang watcher's last look.
+  std::vector<BlockHealth> health() const;
   const LaunchConfig& config() const;
 
  private:

@@ -1,6 +1,8 @@
 #include "gnio/persistent_kernel.hpp"
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "core/log.hpp"
@@ -24,6 +26,78 @@ struct KernelRuntime {
 #if GNIO_HAVE_CUDA
   cudaStream_t stream = nullptr;
 #endif
+  // Heartbeat as the host last saw it move, per block (hang detection).
+  mutable std::mutex health_mu;
+  mutable std::vector<uint64_t> seen_heartbeat;
+  mutable std::vector<std::chrono::steady_clock::time_point> seen_moving;
+  // The hang watcher: logs each block's hung/recovered transitions.
+  std::thread watcher;
+  std::mutex watch_mu;
+  std::condition_variable watch_cv;
+  bool watch_stop = false;
+
+  ~KernelRuntime() { stop_watcher(); }
+
+  void start_health(bool watch) {
+    seen_heartbeat.assign(cfg.grid, 0);
+    seen_moving.assign(cfg.grid, std::chrono::steady_clock::now());
+    if (watch && cfg.hang_timeout.count() > 0) watcher = std::thread([this] { watch_loop(); });
+  }
+  void stop_watcher() {
+    {
+      std::lock_guard lock(watch_mu);
+      watch_stop = true;
+    }
+    watch_cv.notify_all();
+    if (watcher.joinable()) watcher.join();
+  }
+  void watch_loop() {
+    const auto period = std::max(std::chrono::milliseconds(10), cfg.hang_timeout / 4);
+    std::vector<bool> hung(cfg.grid, false);
+    std::unique_lock lock(watch_mu);
+    while (!watch_cv.wait_for(lock, period, [this] { return watch_stop; })) {
+      for (const BlockHealth& h : health()) {
+        if (h.hung == hung[h.block]) continue;
+        hung[h.block] = h.hung;
+        const auto age_ms = std::chrono::duration_cast<std::chrono::milliseconds>(h.heartbeat_age).count();
+        if (h.hung)
+          log::warn("kernel", "kernel \"" + cfg.name + "\" block " + std::to_string(h.block) +
+                                  " is hung: heartbeat " + std::to_string(h.heartbeat) + " has not moved for " +
+                                  std::to_string(age_ms) + " ms while its queue has packets waiting; last stage " +
+                                  h.stage_name + "; find the wait without a timeout in that stage");
+        else
+          log::info("kernel", "kernel \"" + cfg.name + "\" block " + std::to_string(h.block) +
+                                  " is moving again (heartbeat " + std::to_string(h.heartbeat) + ", stage " +
+                                  h.stage_name + ")");
+      }
+    }
+  }
+  std::string stage_name(uint64_t stage) const {
+    if (stage < cfg.stage_names.size()) return cfg.stage_names[stage];
+    return std::to_string(stage);
+  }
+  std::vector<BlockHealth> health() const {
+    std::vector<BlockHealth> out(cfg.grid);
+    const auto now = std::chrono::steady_clock::now();
+    std::lock_guard lock(health_mu);
+    for (uint32_t b = 0; b < cfg.grid; ++b) {
+      auto* c = const_cast<dev::BlockCounters*>(&counters()[b]);
+      BlockHealth& h = out[b];
+      h.block = b;
+      h.exited = dev::load_acquire(&c->exited) != 0;
+      h.heartbeat = dev::load_relaxed(&c->heartbeat);
+      h.stage = static_cast<uint32_t>(dev::load_relaxed(&c->stage));
+      h.stage_name = stage_name(h.stage);
+      if (h.heartbeat != seen_heartbeat[b]) {
+        seen_heartbeat[b] = h.heartbeat;
+        seen_moving[b] = now;
+      }
+      h.heartbeat_age = now - seen_moving[b];
+      h.work_waiting = h.exited ? false : (cfg.has_work ? cfg.has_work(b) : true);
+      h.hung = !h.exited && cfg.hang_timeout.count() > 0 && h.work_waiting && h.heartbeat_age >= cfg.hang_timeout;
+    }
+    return out;
+  }
 
   const dev::BlockCounters* counters() const {
     return static_cast<const dev::BlockCounters*>(published.host_ptr());
@@ -40,6 +114,7 @@ struct KernelRuntime {
     return true;
   }
   void finish() {
+    stop_watcher();
     running = false;
     for (auto& t : threads) t.join();
     threads.clear();
@@ -113,6 +188,7 @@ Status kernel_launched(KernelRuntime& rt, int cuda_error) {
 #endif
   rt.running = true;
   rt.gpu->live_kernels.fetch_add(1);
+  rt.start_health(true);
   log::info("kernel", "launched \"" + rt.cfg.name + "\" on " + rt.gpu->bus_id);
   return Status::ok();
 }
@@ -129,6 +205,7 @@ Status start_emulated(KernelRuntime& rt, std::function<void(const dev::KernelCtx
       rt.emulated_exited.fetch_add(1);
     });
   }
+  rt.start_health(true);
   return Status::ok();
 }
 
@@ -187,7 +264,8 @@ std::vector<dev::BlockCounters> PersistentKernel::counters() const {
     auto* src = const_cast<dev::BlockCounters*>(&rt_->counters()[b]);
     out[b] = {dev::load_relaxed(&src->heartbeat), dev::load_relaxed(&src->packets), dev::load_relaxed(&src->bytes),
               dev::load_relaxed(&src->bursts),    dev::load_relaxed(&src->again),   dev::load_relaxed(&src->errors),
-              dev::load_relaxed(&src->user),      dev::load_acquire(&src->exited)};
+              dev::load_relaxed(&src->user),      dev::load_acquire(&src->exited), dev::load_relaxed(&src->stage),
+              {}};
   }
   return out;
 }
@@ -213,6 +291,11 @@ std::vector<uint32_t> PersistentKernel::stalled_blocks(std::chrono::milliseconds
   for (uint32_t b = 0; b < after.size(); ++b)
     if (!after[b].exited && after[b].heartbeat == before[b].heartbeat) stalled.push_back(b);
   return stalled;
+}
+
+std::vector<BlockHealth> PersistentKernel::health() const {
+  if (!rt_) return {};
+  return rt_->health();
 }
 
 const LaunchConfig& PersistentKernel::config() const {

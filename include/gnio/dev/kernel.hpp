@@ -10,7 +10,7 @@
 
 namespace gnio::dev {
 
-// One cache line per block, in pinned host memory.
+// Two cache lines per block, in pinned host memory.
 struct BlockCounters {
   uint64_t heartbeat;  // loop iterations; a value that stops moving = stalled block
   uint64_t packets;
@@ -20,8 +20,10 @@ struct BlockCounters {
   uint64_t errors;
   uint64_t user;       // free for the application
   uint64_t exited;     // 1 once the block left its loop
+  uint64_t stage;      // what the block last said it was doing (set_stage); names in LaunchConfig::stage_names
+  uint64_t reserved[7];
 };
-static_assert(sizeof(BlockCounters) == 64);
+static_assert(sizeof(BlockCounters) == 128);
 
 class KernelCtx {
  public:
@@ -52,6 +54,13 @@ class KernelCtx {
   GNIO_HD void count_again() const { add(&BlockCounters::again, 1); }
   GNIO_HD void count_error() const { add(&BlockCounters::errors, 1); }
   GNIO_HD void count_user(uint64_t v) const { add(&BlockCounters::user, v); }
+  // Thread 0 of each block: the stage it enters (receive, process, send...),
+  // so that the host can say where a stalled block stopped.
+  GNIO_HD void set_stage(uint32_t stage) const {
+    if (thread_index() != 0) return;
+    store_relaxed(&shadow_[block_index()].stage, uint64_t{stage});
+    store_relaxed(&published_[block_index()].stage, uint64_t{stage});
+  }
 
   // Called by every thread of the block after the kernel body returned.
   GNIO_HD void mark_exited() const {
@@ -66,6 +75,7 @@ class KernelCtx {
     republish(&p.again, s.again);
     republish(&p.errors, s.errors);
     republish(&p.user, s.user);
+    republish(&p.stage, s.stage);
     store_release(&p.exited, uint64_t{1});
   }
 

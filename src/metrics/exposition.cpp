@@ -1,0 +1,264 @@
+// The Prometheus text exposition format: writing, request handling, parsing.
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+#include "gnio/metrics.hpp"
+
+namespace gnio::metrics {
+
+namespace {
+
+void append_escaped(std::string& out, std::string_view v, bool quote_too) {
+  for (char c : v) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '"' && quote_too) out += "\\\"";
+    else out += c;
+  }
+}
+
+void append_sample(std::string& out, std::string_view name, const Labels& labels, std::string_view value) {
+  out += name;
+  if (!labels.empty()) {
+    out += '{';
+    for (size_t i = 0; i < labels.size(); ++i) {
+      if (i) out += ',';
+      out += labels[i].first;
+      out += "=\"";
+      append_escaped(out, labels[i].second, true);
+      out += '"';
+    }
+    out += '}';
+  }
+  out += ' ';
+  out += value;
+  out += '\n';
+}
+
+std::string double_text(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+Writer::Family& Writer::family(std::string_view name, std::string_view help, std::string_view type) {
+  for (Family& f : families_)
+    if (f.name == name) return f;
+  families_.push_back({std::string(name), std::string(help), std::string(type), {}});
+  return families_.back();
+}
+
+void Writer::counter(std::string_view name, std::string_view help, const Labels& labels, uint64_t value) {
+  append_sample(family(name, help, "counter").samples, name, labels, std::to_string(value));
+}
+
+void Writer::counter_seconds(std::string_view name, std::string_view help, const Labels& labels, double value) {
+  append_sample(family(name, help, "counter").samples, name, labels, double_text(value));
+}
+
+void Writer::gauge(std::string_view name, std::string_view help, const Labels& labels, double value) {
+  append_sample(family(name, help, "gauge").samples, name, labels, double_text(value));
+}
+
+std::string Writer::text() const {
+  std::string out;
+  for (const Family& f : families_) {
+    out += "# HELP " + f.name + ' ';
+    append_escaped(out, f.help, false);
+    out += "\n# TYPE " + f.name + ' ' + f.type + '\n';
+    out += f.samples;
+  }
+  return out;
+}
+
+std::string render(const Collector& collect) {
+  Writer w;
+  if (collect) collect(w);
+  return w.text();
+}
+
+Reply handle_request(std::string_view method, std::string_view target, const Collector& collect) {
+  const std::string_view path = target.substr(0, target.find('?'));
+  if (method != "GET" && method != "HEAD")
+    return {405, "text/plain; charset=utf-8", "method " + std::string(method) + " not allowed; use GET /metrics\n"};
+  if (path == "/metrics") {
+    Reply r{200, "text/plain; version=0.0.4; charset=utf-8", {}};
+    if (method == "GET") r.body = render(collect);
+    return r;
+  }
+  if (path == "/" || path.empty())
+    return {200, "text/plain; charset=utf-8", "gnio metrics: GET /metrics (Prometheus text format 0.0.4)\n"};
+  return {404, "text/plain; charset=utf-8", "no such path; the metrics are at /metrics\n"};
+}
+
+namespace {
+
+bool name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':'; }
+bool name_char(char c) { return name_start(c) || (c >= '0' && c <= '9'); }
+
+Status bad_line(size_t line_no, std::string_view line, std::string_view why) {
+  std::string shown(line.substr(0, 120));
+  return {Errc::InvalidValue, Layer::App,
+          "metrics line " + std::to_string(line_no) + " '" + shown + "': " + std::string(why) +
+              "; expected NAME{label=\"value\",...} VALUE (Prometheus text format 0.0.4)"};
+}
+
+}  // namespace
+
+Result<std::vector<Sample>> parse(std::string_view text) {
+  std::vector<Sample> out;
+  size_t line_no = 0;
+  while (!text.empty()) {
+    const size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    Sample s;
+    size_t i = 0;
+    if (!name_start(line[0])) return bad_line(line_no, line, "the metric name must start with a letter, _ or :");
+    while (i < line.size() && name_char(line[i])) ++i;
+    s.name = std::string(line.substr(0, i));
+    if (i < line.size() && line[i] == '{') {
+      ++i;
+      while (true) {
+        if (i < line.size() && line[i] == '}') {
+          ++i;
+          break;
+        }
+        const size_t key_start = i;
+        while (i < line.size() && name_char(line[i]) && line[i] != ':') ++i;
+        if (i == key_start) return bad_line(line_no, line, "a label name is missing");
+        std::string key(line.substr(key_start, i - key_start));
+        if (i + 1 >= line.size() || line[i] != '=' || line[i + 1] != '"')
+          return bad_line(line_no, line, "a label needs =\"value\"");
+        i += 2;
+        std::string value;
+        bool closed = false;
+        while (i < line.size()) {
+          char c = line[i++];
+          if (c == '"') {
+            closed = true;
+            break;
+          }
+          if (c == '\\') {
+            if (i >= line.size()) break;
+            char e = line[i++];
+            value += e == 'n' ? '\n' : e;
+          } else {
+            value += c;
+          }
+        }
+        if (!closed) return bad_line(line_no, line, "a label value is not closed");
+        s.labels[key] = std::move(value);
+        if (i < line.size() && line[i] == ',') ++i;
+        else if (i >= line.size() || line[i] != '}') return bad_line(line_no, line, "labels must end with }");
+      }
+    }
+    if (i >= line.size() || line[i] != ' ') return bad_line(line_no, line, "a space must separate name and value");
+    while (i < line.size() && line[i] == ' ') ++i;
+    std::string_view value = line.substr(i);
+    value = value.substr(0, value.find(' '));  // an optional timestamp follows
+    if (value == "NaN") s.value = NAN;
+    else if (value == "+Inf") s.value = INFINITY;
+    else if (value == "-Inf") s.value = -INFINITY;
+    else {
+      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), s.value);
+      if (ec != std::errc() || end != value.data() + value.size() || value.empty())
+        return bad_line(line_no, line, "the value is not a number");
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Result<Endpoint> parse_endpoint(std::string_view address) {
+  auto invalid = [&](std::string_view why) {
+    return Status(Errc::InvalidValue, Layer::App,
+                  "metrics address '" + std::string(address) + "': " + std::string(why) +
+                      "; give HOST:PORT, e.g. 127.0.0.1:9400 (port 0..65535, 0 picks a free one)");
+  };
+  Endpoint e;
+  std::string_view port_text;
+  if (!address.empty() && address[0] == '[') {
+    const size_t close = address.find(']');
+    if (close == std::string_view::npos || close + 1 >= address.size() || address[close + 1] != ':')
+      return invalid("an IPv6 host must be written [ADDR]:PORT");
+    e.host = std::string(address.substr(1, close - 1));
+    port_text = address.substr(close + 2);
+  } else {
+    const size_t colon = address.rfind(':');
+    if (colon == std::string_view::npos) return invalid("the port is missing");
+    e.host = std::string(address.substr(0, colon));
+    port_text = address.substr(colon + 1);
+  }
+  if (e.host.empty()) return invalid("the host is missing");
+  unsigned port = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() || port > 65535)
+    return invalid("port '" + std::string(port_text) + "' is not a number in 0..65535");
+  e.port = static_cast<uint16_t>(port);
+  e.loopback = e.host == "localhost" || e.host == "::1" || e.host.rfind("127.", 0) == 0;
+  return e;
+}
+
+void add_rxq(Writer& w, const RxqStats& s, const Labels& base) {
+  w.counter("gnio_rx_offered_total", "Frames the backend offered to the RX queue", base, s.offered);
+  w.counter("gnio_rx_packets_total", "Frames delivered to the consumer", base, s.packets);
+  w.counter("gnio_rx_bytes_total", "Bytes delivered to the consumer", base, s.bytes);
+  w.counter("gnio_rx_bursts_total", "Producer-index publications", base, s.bursts);
+  w.counter("gnio_rx_missed_total", "Frames dropped at the NIC because the ring was full", base, s.rx_missed);
+  for (size_t r = 0; r < kDropReasons; ++r) {
+    Labels l = base;
+    l.emplace_back("reason", std::string(drop_reason_name(static_cast<DropReason>(r))));
+    w.counter("gnio_rx_dropped_total", "Frames offered but not delivered, by reason", l, s.dropped[r]);
+  }
+  w.counter("gnio_rx_truncated_total", "Frames delivered cut to the max packet size", base, s.truncated);
+  w.counter("gnio_rx_released_total", "Descriptors the consumer released", base, s.released);
+  w.counter("gnio_rx_errors_total", "Backend errors on the RX queue", base, s.errors);
+  w.counter("gnio_rx_copies_total", "Host-to-device copies the engine issued", base, s.copies);
+  w.counter_seconds("gnio_rx_publish_seconds_total", "Engine time spent publishing bursts", base,
+          static_cast<double>(s.publish_ns) / 1e9);
+}
+
+void add_txq(Writer& w, const TxqStats& s, const Labels& base) {
+  w.counter("gnio_tx_packets_total", "Frames handed to the backend", base, s.packets);
+  w.counter("gnio_tx_bytes_total", "Bytes handed to the backend", base, s.bytes);
+  w.counter("gnio_tx_completions_total", "Completions published to the device", base, s.completions);
+  w.counter("gnio_tx_errors_total", "Descriptors completed with an error", base, s.errors);
+  w.counter("gnio_tx_waited_on_time_total", "Frames held for their send time", base, s.waited_on_time);
+}
+
+void add_kernel(Writer& w, const std::vector<dev::BlockCounters>& counters, const std::vector<BlockHealth>& health,
+                const Labels& base) {
+  for (size_t b = 0; b < counters.size(); ++b) {
+    Labels l = base;
+    l.emplace_back("block", std::to_string(b));
+    const dev::BlockCounters& c = counters[b];
+    w.counter("gnio_kernel_packets_total", "Packets a kernel block handled", l, c.packets);
+    w.counter("gnio_kernel_bytes_total", "Bytes a kernel block handled", l, c.bytes);
+    w.counter("gnio_kernel_bursts_total", "Bursts a kernel block received", l, c.bursts);
+    w.counter("gnio_kernel_tx_again_total", "TX reservations refused because the ring was full", l, c.again);
+    w.counter("gnio_kernel_errors_total", "Errors a kernel block counted", l, c.errors);
+    w.counter("gnio_kernel_heartbeat_total", "Loop iterations of a kernel block", l, c.heartbeat);
+    w.gauge("gnio_kernel_exited", "1 once the block left its loop", l, c.exited ? 1 : 0);
+  }
+  for (const BlockHealth& h : health) {
+    Labels l = base;
+    l.emplace_back("block", std::to_string(h.block));
+    w.gauge("gnio_kernel_heartbeat_age_seconds", "Time since the block's heartbeat last moved", l,
+            std::chrono::duration<double>(h.heartbeat_age).count());
+    Labels staged = l;
+    staged.emplace_back("stage", h.stage_name);
+    w.gauge("gnio_kernel_stage", "The stage the block last reported (value: its number)", staged, h.stage);
+    w.gauge("gnio_kernel_hung", "1 when the block's heartbeat stalled past the hang timeout with work waiting", l,
+            h.hung ? 1 : 0);
+  }
+}
+
+}  // namespace gnio::metrics
