@@ -110,6 +110,55 @@ inline Result<ReceiveTotals> host_receive_totals(const std::string& spec, uint16
   return t;
 }
 
+// The RX counters of several queues added up.
+inline RxqStats add_stats(const RxqStats& a, const RxqStats& b) {
+  RxqStats s = a;
+  s.offered += b.offered;
+  s.packets += b.packets;
+  s.bytes += b.bytes;
+  s.bursts += b.bursts;
+  s.rx_missed += b.rx_missed;
+  for (size_t r = 0; r < kDropReasons; ++r) s.dropped[r] += b.dropped[r];
+  s.truncated += b.truncated;
+  s.released += b.released;
+  s.errors += b.errors;
+  s.copies += b.copies;
+  s.publish_ns += b.publish_ns;
+  return s;
+}
+
+// "offered=N delivered=N dropped=N (ring_full=N empty=N ...) truncated=N":
+// every frame the backend offered is delivered or dropped for a reason.
+inline std::string rx_stats_line(const RxqStats& s) {
+  uint64_t dropped = 0;
+  std::string reasons;
+  for (size_t r = 0; r < kDropReasons; ++r) {
+    dropped += s.dropped[r];
+    reasons += (r ? " " : "") + std::string(drop_reason_name(static_cast<DropReason>(r))) + "=" +
+               std::to_string(s.dropped[r]);
+  }
+  return "offered=" + std::to_string(s.offered) + " delivered=" + std::to_string(s.packets) +
+         " dropped=" + std::to_string(dropped) + " (" + reasons + ") truncated=" + std::to_string(s.truncated);
+}
+
+// Why the GPU saw other packets than the host reference read, in the
+// queue's own words: drops by reason, frames cut to the max packet size.
+inline std::string explain_difference(const RxqStats& s, uint64_t gpu_packets, uint64_t reference_packets) {
+  std::string why;
+  for (size_t r = 0; r < kDropReasons; ++r)
+    if (s.dropped[r])
+      why += std::to_string(s.dropped[r]) + " dropped as " + std::string(drop_reason_name(static_cast<DropReason>(r))) +
+             "; ";
+  if (s.truncated) why += std::to_string(s.truncated) + " delivered cut to the max packet size; ";
+  if (gpu_packets != s.packets)
+    why += "the kernel counted " + std::to_string(gpu_packets) + " of the " + std::to_string(s.packets) +
+           " packets the queue delivered; ";
+  if (why.empty())
+    why = "the queue delivered every frame offered whole; the bytes differ (" + std::to_string(gpu_packets) +
+          " packets on the GPU, " + std::to_string(reference_packets) + " in the reference); ";
+  return why.substr(0, why.size() - 2);
+}
+
 // Calls f.template operator()<S>() for the runtime scope.
 template <typename F>
 auto with_scope(Scope s, F&& f) {

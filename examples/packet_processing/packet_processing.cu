@@ -195,6 +195,7 @@ int run(const Options& o) {
               (unsigned long long)rs.packets, (unsigned long long)rs.rx_missed, (unsigned long long)rs.bursts,
               (unsigned long long)ts.packets, (unsigned long long)ts.errors, (unsigned long long)kt.bursts,
               (unsigned long long)kt.again);
+  std::printf("  rx: %s\n", examples::rx_stats_line(rs).c_str());
   std::printf("  %.3f s, %.3f Mpps\n", seconds, got.packets / seconds / 1e6);
 
   int rc = 0;
@@ -209,6 +210,8 @@ int run(const Options& o) {
     const bool same = std::memcmp(&*ref, &got, sizeof(got)) == 0;
     if (!same) print_counters("host reference:", *ref);
     std::printf("host reference -> %s\n", same ? "MATCH" : "MISMATCH");
+    if (!same)
+      std::printf("difference: %s\n", examples::explain_difference(rs, got.packets, ref->packets).c_str());
     if (!same) rc = 1;
   }
   for (Status s : {progress->destroy(), gtxq->destroy(), grxq->destroy(), txq->destroy(), rxq->destroy()})

@@ -77,8 +77,7 @@ int run(const Options& o) {
   RxqStats st;
   for (const EthRxq& q : rxqs) {
     if (Status s = q.source_status(); !s) return examples::fail(s);
-    st.rx_missed += q.stats().rx_missed;
-    st.bursts += q.stats().bursts;
+    st = examples::add_stats(st, q.stats());
   }
 
   const auto t = *static_cast<const examples::ReceiveTotals*>(totals_mem->host_ptr());
@@ -86,6 +85,7 @@ int run(const Options& o) {
               gpu.bus_id().c_str(), o.mem.c_str(), o.scope.c_str(), nq, (unsigned long long)t.packets,
               (unsigned long long)t.bytes, (unsigned long long)t.checksum, (unsigned long long)st.rx_missed,
               (unsigned long long)st.bursts);
+  std::printf("rx: %s\n", examples::rx_stats_line(st).c_str());
   int rc = 0;
   if (t.bad_release) {
     std::fprintf(stderr, "FAIL: %llu bursts were released out of order\n", (unsigned long long)t.bad_release);
@@ -98,7 +98,10 @@ int run(const Options& o) {
     std::printf("host reference: packets=%llu bytes=%llu checksum=%016llx -> %s\n",
                 (unsigned long long)ref->packets, (unsigned long long)ref->bytes, (unsigned long long)ref->checksum,
                 same ? "MATCH" : "MISMATCH");
-    if (!same) rc = 1;
+    if (!same) {
+      std::printf("difference: %s\n", examples::explain_difference(st, t.packets, ref->packets).c_str());
+      rc = 1;
+    }
   }
   for (GpuRxq& h : handles) h.destroy();
   for (EthRxq& q : rxqs) q.destroy();
