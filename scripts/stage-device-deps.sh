@@ -26,6 +26,30 @@ ldd "$pcap" | awk '/=>/ {print $1, $3}' | while read -r soname path; do
   case "$soname" in libc.so.*|ld-linux*|linux-vdso*) continue ;; esac
   cp "$(readlink -f "$path")" "$dest/$multiarch/$soname"
 done
+# libxdp and libbpf (the afxdp backend): headers, libraries with their
+# closure, relocatable .pc files, and the BPF objects libxdp loads
+# (LIBXDP_OBJECT_PATH points there). Google Benchmark and cpp-httplib too.
+cp -r /usr/include/xdp /usr/include/bpf /usr/include/benchmark /usr/include/httplib.h "$dest/include/"
+for lib in libxdp.so.1 libbpf.so.1; do
+  real=$(readlink -f /usr/$multiarch/$lib)
+  cp "$real" "$dest/$multiarch/"
+  ln -sf "$(basename "$real")" "$dest/$multiarch/$lib"
+  ln -sf "$lib" "$dest/$multiarch/${lib%.1}"
+  ldd "$real" | awk '/=>/ {print $1, $3}' | while read -r soname path; do
+    case "$soname" in libc.so.*|ld-linux*|linux-vdso*|libbpf.so.*) continue ;; esac
+    cp "$(readlink -f "$path")" "$dest/$multiarch/$soname"
+  done
+done
+mkdir -p "$dest/$multiarch/bpf"
+cp /usr/$multiarch/bpf/xdp-dispatcher.o /usr/$multiarch/bpf/xsk_def_xdp_prog*.o "$dest/$multiarch/bpf/"
+cp -P /usr/$multiarch/libbenchmark.so* /usr/$multiarch/libbenchmark_main.a "$dest/$multiarch/"
+cp -r /usr/$multiarch/cmake/benchmark "$dest/$multiarch/cmake/"
+mkdir -p "$dest/$multiarch/pkgconfig"
+for pc in libxdp libbpf; do
+  sed -e 's|^prefix=.*|prefix=${pcfiledir}/../../..|' -e 's|^libdir=.*|libdir=${prefix}/'"$multiarch"'|' \
+      -e 's|^includedir=.*|includedir=${prefix}/include|' -e 's|^Requires.private:.*||' \
+      /usr/$multiarch/pkgconfig/$pc.pc >"$dest/$multiarch/pkgconfig/$pc.pc"
+done
 # A relocatable libpcap.pc: pkg-config consumers of gnio.pc need it.
 mkdir -p "$dest/$multiarch/pkgconfig"
 cat >"$dest/$multiarch/pkgconfig/libpcap.pc" <<PC
