@@ -23,7 +23,9 @@ Result<std::unique_ptr<Backend>> open_dpdk(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_fault(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_mem(std::string_view spec);
 
-// Every backend's frame limit: the largest jumbo frame NICs commonly take.
+// The frame limit of the backends that make or send frames (synthetic, loop,
+// pcap-out): the largest jumbo frame NICs commonly take. pcap replays frames
+// as long as its file holds (its snaplen, up to 256 KiB).
 inline constexpr uint32_t kMaxFrameSize = 9216;
 // Upper bound of the pps= options (a 100 GbE wire of 64-byte frames).
 inline constexpr double kMaxPps = 200e6;

@@ -26,6 +26,9 @@ class Spec {
   // Parses `text` for a driver that takes `arg` and accepts exactly the
   // option keys in `accepted`. A first field without '=' is the argument
   // (always so for ArgMode::Required, so a file name may contain '=').
+  // Fields are split at commas outside double quotes: a quoted first field
+  // is the argument as it stands (pcap:"a,b.pcap",loop=2) and a value may be
+  // quoted (key="x,y"); inside quotes \" is a quote and \\ a backslash.
   static Result<Spec> parse(std::string_view text, ArgMode arg,
                             std::initializer_list<std::string_view> accepted);
 

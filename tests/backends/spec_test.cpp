@@ -5,6 +5,8 @@
 
 #include <gmock/gmock.h>
 
+#include <filesystem>
+
 #include "test_util.hpp"
 
 namespace gnio::backend {
@@ -73,6 +75,67 @@ TEST(Spec, BadValuesNameOptionValueAndRange) {
     EXPECT_THAT(b.status().message(), HasSubstr(c.expect)) << c.spec;
     EXPECT_THAT(b.status().message(), HasSubstr(c.spec)) << "the message quotes the spec";
   }
+}
+
+TEST(Spec, QuotedFieldsKeepTheirCommas) {
+  auto s = Spec::parse("pcap:\"/tmp/a,b=c.pcap\",loop=3", ArgMode::Required, {"loop", "pps"});
+  ASSERT_TRUE(s) << s.status().to_string();
+  EXPECT_EQ(s->arg(), "/tmp/a,b=c.pcap");
+  EXPECT_EQ(s->u64("loop", 1, 0, 10).value(), 3u);
+
+  auto escaped = Spec::parse(R"(pcap:"a\"b\\c,d")", ArgMode::Required, {});
+  ASSERT_TRUE(escaped) << escaped.status().to_string();
+  EXPECT_EQ(escaped->arg(), R"(a"b\c,d)");
+
+  // A quoted first field is the argument even where it holds '='.
+  auto optional = Spec::parse("loop:\"x=y\",queues=2", ArgMode::Optional, {"queues"});
+  ASSERT_TRUE(optional) << optional.status().to_string();
+  EXPECT_EQ(optional->arg(), "x=y");
+  EXPECT_EQ(optional->u64("queues", 1, 1, 8).value(), 2u);
+
+  auto value = Spec::parse("synthetic:proto=\"tcp\",count=\"5\"", ArgMode::None, {"proto", "count"});
+  ASSERT_TRUE(value) << value.status().to_string();
+  EXPECT_EQ(value->choice("proto", "udp", {"udp", "tcp"}).value(), "tcp");
+  EXPECT_EQ(value->u64("count", 1, 0, 10).value(), 5u);
+}
+
+TEST(Spec, QuoteErrorsSayWhatToWrite) {
+  struct Case {
+    const char* spec;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {"pcap:\"a,b.pcap", "the double quote before 'a,b.pcap' is not closed"},
+      {"pcap:\"a\"b,loop=2", "text 'b' after the quoted 'a'"},
+      {"pcap:a\"b\"", "a double quote inside field 'a\"...'"},
+      {"synthetic:\"count=5\"", "field 'count=5' is not of the form key=value"},
+      // An unquoted comma in a file name: the message shows the quoted spec.
+      {"pcap:/tmp/a,b.pcap,loop=2", "put the argument in double quotes: 'pcap:\"/tmp/a,b.pcap\",loop=2'"},
+      {"pcap:/tmp/a,b,c.pcap", "'pcap:\"/tmp/a,b,c.pcap\"'"},
+      {"pcap:/tmp/x,y=z.pcap", "unknown option 'y' (value 'z.pcap')"},
+      {"pcap:/tmp/x,y=z.pcap", "'pcap:\"/tmp/x,y=z.pcap\"'"},
+  };
+  for (const Case& c : cases) {
+    auto b = open_backend(c.spec);
+    ASSERT_FALSE(b) << c.spec;
+    EXPECT_EQ(b.status().code(), Errc::InvalidValue) << c.spec;
+    EXPECT_THAT(b.status().message(), HasSubstr(c.expect)) << c.spec;
+  }
+  // No such advice for a driver without an argument.
+  auto none = open_backend("synthetic:count=5,x");
+  ASSERT_FALSE(none);
+  EXPECT_THAT(none.status().message(), ::testing::Not(HasSubstr("double quotes")));
+}
+
+TEST(Spec, PcapFileWithACommaInItsName) {
+  auto dir = std::filesystem::path(::testing::TempDir()) / "gnio spec,test";
+  std::filesystem::create_directories(dir);
+  auto copy = dir / "sample,copy.pcap";
+  std::filesystem::copy_file(testing::data_path("sample.pcap"), copy, std::filesystem::copy_options::overwrite_existing);
+  auto b = testing::open_ok("pcap:\"" + copy.string() + "\",loop=2");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(testing::drain(*b, 0).size(), 2 * 226u);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Spec, UnknownDriverListsKnownDrivers) {
