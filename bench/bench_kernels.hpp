@@ -1,0 +1,168 @@
+// Persistent kernels of gnio_bench. They run unchanged on a GPU and on the
+// emulated device (where a block is one CPU thread).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "gnio/dev/atomic.hpp"
+#include "gnio/dev/bufarr.hpp"
+#include "gnio/dev/kernel.hpp"
+#include "gnio/dev/rxq.hpp"
+#include "gnio/dev/txq.hpp"
+
+namespace gnio::bench {
+
+inline constexpr uint64_t kPollNs = 200000;  // a stop request is seen within 200 us
+inline constexpr uint32_t kBurst = 256;
+
+// Reads all `len` bytes at `p`, `lanes` cooperating threads (this one is
+// `lane`), and folds them into a sum so that no read can be left out.
+GNIO_HD inline uint64_t touch(const uint8_t* p, uint32_t len, uint32_t lane, uint32_t lanes) {
+  uint64_t sum = 0;
+  uint32_t done = 0;
+#if GNIO_DEVICE_PASS
+  if ((reinterpret_cast<uintptr_t>(p) & 15u) == 0) {
+    const uint4* v = reinterpret_cast<const uint4*>(p);
+    const uint32_t words = len / 16;
+    for (uint32_t i = lane; i < words; i += lanes) {
+      const uint4 w = v[i];
+      sum += (static_cast<uint64_t>(w.x ^ w.z) << 32) | (w.y ^ w.w);
+    }
+    done = words * 16;
+  }
+#else
+  const uint32_t words = len / 8;
+  for (uint32_t i = lane; i < words; i += lanes) {
+    uint64_t w;
+    std::memcpy(&w, p + 8ull * i, 8);
+    sum += w;
+  }
+  done = words * 8;
+#endif
+  for (uint32_t i = done + lane; i < len; i += lanes) sum += p[i];
+  return sum;
+}
+
+// What the receive kernel found, summed at exit (GpuCpu memory: atomics need device memory).
+struct TouchTotals {
+  uint64_t packets;
+  uint64_t bytes;
+  uint64_t sum;
+  uint64_t bad_release;
+};
+
+// The RX queues of one port, one per block.
+struct QueueSet {
+  static constexpr uint32_t kMax = 16;
+  dev::Rxq rxq[kMax];
+  uint32_t count = 0;
+};
+
+// Receives bursts at block scope and reads every byte of every packet, a
+// warp per packet (a thread on the emulated device). Packets and bytes are
+// counted per burst in the kernel's counters, which the host samples while
+// it runs.
+struct TouchKernel {
+  QueueSet queues;
+  TouchTotals* totals;
+  uint32_t burst;
+
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    constexpr Scope S = Scope::Block;
+    const dev::Rxq& rxq = queues.rxq[dev::block_index() % queues.count];
+#if GNIO_DEVICE_PASS
+    const uint32_t lanes = 32, lane = dev::lane_index(), team = dev::thread_index() / 32, teams = dev::block_dim() / 32;
+#else
+    const uint32_t lanes = 1, lane = 0, team = 0, teams = 1;
+#endif
+    uint64_t packets = 0, bytes = 0, sum = 0, bad = 0;
+    while (dev::scope_all<S>(ctx.running())) {
+      ctx.heartbeat();
+      dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
+      if (b.count() == 0) continue;
+      uint64_t burst_bytes = 0;
+      for (uint32_t i = team; i < b.count(); i += teams) {
+        const dev::Packet p = b[i];
+        sum += touch(p.data(), p.size(), lane, lanes);
+        if (lane == 0) burst_bytes += p.size();
+      }
+      if (rxq.release<S>(b) != dev::Status::Success) ++bad;
+      if (dev::thread_index() == 0) {
+        ctx.count_packets(b.count(), 0);
+        packets += b.count();
+      }
+      if (burst_bytes) ctx.count_packets(0, burst_bytes);
+      bytes += burst_bytes;
+    }
+    dev::fetch_add_relaxed(&totals->packets, packets);
+    dev::fetch_add_relaxed(&totals->bytes, bytes);
+    dev::fetch_add_relaxed(&totals->sum, sum);
+    dev::fetch_add_relaxed(&totals->bad_release, bad);
+  }
+};
+
+// Answers the host's doorbell: waits for `ping` to change and writes the new
+// value to `pong` (both pinned host memory), so the host measures one round
+// trip of a store each way.
+struct DoorbellKernel {
+  uint64_t* ping;
+  uint64_t* pong;
+
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    if (dev::thread_index() != 0) return;
+    uint64_t seen = 0;
+    for (uint32_t spins = 0; ctx.running();) {
+      const uint64_t v = dev::load_acquire(ping);
+      if (v != seen) {
+        seen = v;
+        dev::store_release(pong, v);
+        spins = 0;
+        continue;
+      }
+#if GNIO_DEVICE_PASS
+      (void)spins;  // a GPU thread spins: that is the floor being measured
+#else
+      dev::backoff(spins < 4096 ? spins++ : spins);  // yield, never sleep: the round trip is what is measured
+#endif
+      ctx.heartbeat();
+    }
+  }
+};
+
+// Sends packets from a buffer pool as fast as the TX queue takes them:
+// bursts at block scope, buffer i of the pool for descriptor i.
+struct TxKernel {
+  dev::Txq txq;
+  dev::BufArr pool;
+  uint32_t len;
+  uint32_t burst;
+
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    constexpr Scope S = Scope::Block;
+    while (dev::scope_all<S>(ctx.running())) {
+      ctx.heartbeat();
+      dev::TxBatch t = txq.reserve<S>(burst);
+      if (t.status() == dev::Status::Again) {
+        if (dev::thread_index() == 0) {
+          ctx.count_again();
+          txq.wait_completions(txq.completed() + burst, kPollNs);
+        }
+        continue;
+      }
+      if (t.status() != dev::Status::Success) {
+        ctx.count_error();
+        break;
+      }
+      for (uint32_t i = dev::scope_rank<S>(); i < t.count(); i += dev::scope_size<S>())
+        t.set(i, pool.elem(static_cast<uint32_t>((t.first() + i) % pool.count)), len);
+      txq.commit<S>(t);
+      if (dev::thread_index() == 0) {
+        txq.push();
+        ctx.count_packets(t.count(), static_cast<uint64_t>(t.count()) * len);
+      }
+    }
+  }
+};
+
+}  // namespace gnio::bench
