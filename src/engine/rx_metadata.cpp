@@ -34,9 +34,10 @@ const RssTable& default_rss_table() {
 
 RxMetadata describe_frame(const uint8_t* p, uint32_t len) {
   dev::ParsedPacket pp;
-  if (!dev::parse_packet(p, len, pp)) return {pp.flags, 0};
+  const bool whole = dev::parse_packet(p, len, pp);
   uint8_t in[dev::kRssMaxInput];
-  const uint32_t n = dev::rss_input(p, pp, in);
+  const uint32_t n = whole ? dev::rss_input(p, pp, in) : 0;
+  // The checksum state also of cut packets: their IPv4 header may be whole.
   return {dev::checksum_state(p, pp), n ? default_rss_table().hash(in, n) : 0u};
 }
 

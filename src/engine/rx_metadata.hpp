@@ -23,7 +23,7 @@ class RssTable {
 
 struct RxMetadata {
   uint32_t flags = 0;     // dev::PacketFlags, with checksum state
-  uint32_t rss_hash = 0;  // 0 for non-IP or truncated frames
+  uint32_t rss_hash = 0;  // 0 for non-IP, cut or malformed frames
 };
 
 // The default-key table, built on first use.

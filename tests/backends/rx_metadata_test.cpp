@@ -68,7 +68,7 @@ TEST(RxMetadata, DescribeFrameEqualsClassifyAndRssHash) {
     frames.push_back(bad);
     frames.emplace_back(frames[i].begin(), frames[i].begin() + static_cast<long>(frames[i].size() / 3));
   }
-  size_t hashed = 0, bad_csum = 0;
+  size_t hashed = 0, bad_csum = 0, partial_csum = 0;
   for (const auto& f : frames) {
     const uint32_t len = static_cast<uint32_t>(f.size());
     const RxMetadata m = describe_frame(f.data(), len);
@@ -76,9 +76,11 @@ TEST(RxMetadata, DescribeFrameEqualsClassifyAndRssHash) {
     ASSERT_EQ(m.rss_hash, dev::rss_hash(f.data(), len));
     hashed += m.rss_hash != 0;
     bad_csum += dev::has_flag(m.flags, dev::PacketFlags::L4CsumBad);
+    partial_csum += dev::has_flag(m.flags, dev::PacketFlags::L4CsumPartial);
   }
   EXPECT_GT(hashed, whole / 2);  // the comparison covered real hashes
   EXPECT_GT(bad_csum, 0u);       // and bad checksums
+  EXPECT_GT(partial_csum, 0u);   // and partial ones (the loopback capture's)
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 // checksum state), checksum update, RSS hash and the echo transform.
 // Header-only and free of the standard library so that CUDA kernels, the
 // emulated device and the host NIC engine share one implementation. Every
-// read is bounds-checked against the frame length: a short or lying header
-// yields a status, never an out-of-bounds access.
+// read is bounded by the captured frame length and, past the IP header, by
+// the end of the IP datagram: a short or lying header yields a status, never
+// a read of Ethernet padding, of the next ring stride or past the buffer.
 #pragma once
 
 #include <cstddef>
@@ -30,13 +31,19 @@ enum class PacketFlags : uint32_t {
   L4CsumGood = 1u << 11,
   L4CsumBad = 1u << 12,
   Fragment = 1u << 13,  // an IPv4 or IPv6 fragment; its L4 checksum is not checked
-  Truncated = 1u << 14, // a header claims more bytes than the frame holds
+  Truncated = 1u << 14, // the capture holds fewer bytes than a header or the IP datagram claims
   // Set by the NIC engine from what the backend said of the frame:
   FrameTruncated = 1u << 15,  // the frame was longer than the queue's max packet size and was cut to it
   SyntheticL2 = 1u << 16,     // the Ethernet header was made up (the capture had SLL/NULL/raw IP framing)
   // Checksum state, continued: the L4 checksum field holds only the
   // pseudo-header sum, left for the NIC to finish (loopback, veth captures).
   L4CsumPartial = 1u << 17,
+  // The bytes contradict themselves, whatever the capture kept: a wrong IP
+  // version, an IPv4 header length under 20 or over the total length, an
+  // L4 header that does not fit in its IP datagram, a TCP data offset under
+  // 5, a UDP length under 8 or over the IP payload, an ICMP / ICMPv6
+  // message under 8 bytes.
+  Malformed = 1u << 18,
 };
 
 GNIO_HD constexpr uint32_t bit(PacketFlags f) { return static_cast<uint32_t>(f); }
@@ -45,20 +52,26 @@ GNIO_HD constexpr bool has_flag(uint32_t flags, PacketFlags f) { return (flags &
 // Result of the in-place header transforms.
 enum class HeaderStatus : int32_t {
   Ok = 0,
-  Truncated = 1,    // the frame is shorter than its headers say, or a header is malformed
-  Unsupported = 2,  // not an IPv4/IPv6 frame: left unchanged
+  Truncated = 1,    // the capture holds fewer bytes than the headers say: left unchanged
+  Unsupported = 2,  // not an IPv4/IPv6 frame, or one the transform cannot make right: left unchanged
+  Malformed = 3,    // a header contradicts itself (PacketFlags::Malformed): left unchanged
 };
 
 struct ParsedPacket {
   uint32_t flags = 0;            // PacketFlags bits
   uint16_t l3_offset = 0;        // first byte of the IP header
   uint16_t l4_offset = 0;        // first byte of the L4 header (after IPv6 extension headers)
-  uint16_t payload_offset = 0;   // first byte after the L4 header
+  uint16_t payload_offset = 0;   // first byte after the L4 header; l4_offset while that header is not whole
   uint16_t ethertype = 0;        // after the VLAN tags
   uint16_t vlan_tci[2] = {0, 0}; // outer, inner
   uint8_t vlan_count = 0;
   uint8_t l4_proto = 0;          // IP protocol / IPv6 next header of the L4 header
-  uint32_t l3_end = 0;           // one past the IP datagram (Ethernet padding excluded)
+  uint16_t routing_offset = 0;   // first byte of the IPv6 routing header; 0: none
+  // One past the last byte of the IP datagram that the frame holds: the
+  // datagram's own end (Ethernet padding excluded), or the frame's end when
+  // the capture cut the datagram (then Truncated). 0 while the IP header
+  // itself is cut or malformed. Every read past the IP header stops here.
+  uint32_t l3_end = 0;
 };
 
 namespace detail {
@@ -90,61 +103,106 @@ constexpr uint8_t kProtoIcmp = 1;
 constexpr uint8_t kProtoTcp = 6;
 constexpr uint8_t kProtoUdp = 17;
 constexpr uint8_t kProtoIcmpv6 = 58;
+constexpr uint8_t kIpv6Routing = 43;
+constexpr uint8_t kIpv6Fragment = 44;
 
-// Fills the L4 part of `out` for the header of protocol `proto` at `off`,
-// inside an IP datagram that ends at `end`. False if the header is cut
-// (then also flagged Truncated) or malformed.
-GNIO_HD inline bool parse_l4(const uint8_t* p, uint32_t off, uint32_t end, uint8_t proto,
-                             ParsedPacket& out) {
-  auto cut = [&out]() {
-    out.flags |= bit(PacketFlags::Truncated);
-    return false;
-  };
+// The bytes an IP header may read past its start: the frame holds those up
+// to `held` (the datagram's end, or the capture's where it cut the
+// datagram); the datagram itself claims those up to `claimed`.
+struct Bounds {
+  uint32_t held;
+  uint32_t claimed;
+};
+
+// Whether `need` bytes from `off` are readable. If not, flags why: the
+// datagram is too short for them (Malformed) or the capture cut them
+// (Truncated).
+GNIO_HD inline bool fits(uint32_t off, uint32_t need, Bounds b, ParsedPacket& out) {
+  if (off + need <= b.held) return true;
+  out.flags |= bit(off + need > b.claimed ? PacketFlags::Malformed : PacketFlags::Truncated);
+  return false;
+}
+
+// Fills the L4 part of `out` for the header of protocol `proto` at `off`.
+// False if the header is cut or malformed (flagged as such).
+GNIO_HD inline bool parse_l4(const uint8_t* p, uint32_t off, Bounds b, uint8_t proto, ParsedPacket& out) {
   out.l4_proto = proto;
   out.l4_offset = static_cast<uint16_t>(off);
   out.payload_offset = static_cast<uint16_t>(off);
-  uint32_t avail = end - off;
+  uint32_t hlen = 8;
   switch (proto) {
-    case kProtoUdp:
+    case kProtoUdp: {
       out.flags |= bit(PacketFlags::L4Udp);
-      if (avail < 8) return cut();
-      out.payload_offset = static_cast<uint16_t>(off + 8);
-      return true;
-    case kProtoTcp: {
-      out.flags |= bit(PacketFlags::L4Tcp);
-      if (avail < 20) return cut();
-      uint32_t hlen = static_cast<uint32_t>(p[off + 12] >> 4) * 4;
-      if (hlen < 20) return false;
-      if (hlen > avail) return cut();
-      out.payload_offset = static_cast<uint16_t>(off + hlen);
-      return true;
+      if (!fits(off, 8, b, out)) return false;
+      // RFC 768: the UDP length covers header and data and must fit in the
+      // IP payload; the bytes after it (if any) are not UDP's.
+      // A first fragment's UDP length is that of the whole datagram.
+      const uint32_t udp_len = load16(p + off + 4);
+      const bool fragment = has_flag(out.flags, PacketFlags::Fragment);
+      if (udp_len < 8 || (!fragment && off + udp_len > b.claimed)) {
+        out.flags |= bit(PacketFlags::Malformed);
+        return false;
+      }
+      break;
     }
+    case kProtoTcp:
+      out.flags |= bit(PacketFlags::L4Tcp);
+      if (!fits(off, 20, b, out)) return false;
+      hlen = static_cast<uint32_t>(p[off + 12] >> 4) * 4;
+      if (hlen < 20) {
+        out.flags |= bit(PacketFlags::Malformed);
+        return false;
+      }
+      if (!fits(off, hlen, b, out)) return false;
+      break;
     case kProtoIcmp:
     case kProtoIcmpv6:
+      // Every ICMP and ICMPv6 message has 8 header bytes (type, code,
+      // checksum and 4 bytes of the message, e.g. an echo's id and sequence).
       out.flags |= bit(proto == kProtoIcmp ? PacketFlags::L4Icmp : PacketFlags::L4Icmpv6);
-      if (avail < 8) return cut();
-      out.payload_offset = static_cast<uint16_t>(off + 8);
-      return true;
+      if (!fits(off, 8, b, out)) return false;
+      break;
     default:
       out.flags |= bit(PacketFlags::L4Other);
       return true;
   }
+  out.payload_offset = static_cast<uint16_t>(off + hlen);
+  return true;
 }
+
+// The end of an IP datagram that starts at `off` and claims `claimed` bytes:
+// `out.l3_end`, cut to the frame's `len` (then flagged Truncated).
+GNIO_HD inline Bounds datagram_bounds(uint32_t off, uint32_t claimed, uint32_t len, ParsedPacket& out) {
+  const Bounds b{off + claimed < len ? off + claimed : len, off + claimed};
+  if (b.held < b.claimed) out.flags |= bit(PacketFlags::Truncated);
+  out.l3_end = b.held;
+  return b;
+}
+
+// The result of a parse that reached its last header: true unless the
+// capture cut the datagram.
+GNIO_HD inline bool whole(const ParsedPacket& out) { return !has_flag(out.flags, PacketFlags::Truncated); }
 
 }  // namespace detail
 
 // Parses Ethernet, up to two VLAN tags, IPv4 (with options) or IPv6 (with
 // hop-by-hop, routing, destination-options and fragment headers), then UDP,
-// TCP, ICMP or ICMPv6. Returns false when a header is cut short by `len`
-// (flags then hold what was recognised plus Truncated) or is malformed (a
-// wrong IP version, an IPv4 header length under 20, a TCP data offset
-// under 5; flags then hold what was recognised). A frame of another
-// ethertype, or with a third VLAN tag, parses as L2 only and returns true.
-// Non-first fragments carry no L4 header: they get Fragment and no L4 flag.
+// TCP, ICMP or ICMPv6. Returns true for a whole, well-formed packet. False
+// when the capture cut a header or the IP datagram (flags then hold what
+// was recognised plus Truncated; the headers that are whole are parsed and
+// their offsets set) or when a header is malformed (flags hold what was
+// recognised plus Malformed; see PacketFlags::Malformed). A frame of
+// another ethertype, or with a third VLAN tag, parses as L2 only and
+// returns true. Non-first fragments carry no L4 header: they get Fragment
+// and no L4 flag.
 GNIO_HD inline bool parse_packet(const uint8_t* p, uint32_t len, ParsedPacket& out) {
   out = ParsedPacket{};
   auto cut = [&out]() {
     out.flags |= bit(PacketFlags::Truncated);
+    return false;
+  };
+  auto malformed = [&out]() {
+    out.flags |= bit(PacketFlags::Malformed);
     return false;
   };
   if (len < 14) return cut();
@@ -165,54 +223,53 @@ GNIO_HD inline bool parse_packet(const uint8_t* p, uint32_t len, ParsedPacket& o
   if (type == detail::kEtherIpv4) {
     out.flags |= bit(PacketFlags::L3Ipv4);
     if (len < off + 20) return cut();
-    uint32_t ihl = static_cast<uint32_t>(p[off] & 0x0F) * 4;
-    uint32_t total = detail::load16(p + off + 2);
-    if ((p[off] >> 4) != 4 || ihl < 20 || total < ihl) return false;
-    if (len < off + total) return cut();
-    out.l3_end = off + total;
-    uint16_t frag = detail::load16(p + off + 6);
-    bool more = (frag & 0x2000) != 0;
-    uint16_t frag_off = frag & 0x1FFF;
+    const uint32_t ihl = static_cast<uint32_t>(p[off] & 0x0F) * 4;
+    const uint32_t total = detail::load16(p + off + 2);
+    if ((p[off] >> 4) != 4 || ihl < 20 || total < ihl) return malformed();
+    if (len < off + ihl) return cut();
+    const detail::Bounds b = detail::datagram_bounds(off, total, len, out);
+    const uint16_t frag = detail::load16(p + off + 6);
+    const bool more = (frag & 0x2000) != 0;
+    const uint16_t frag_off = frag & 0x1FFF;
     if (more || frag_off != 0) out.flags |= bit(PacketFlags::Fragment);
-    uint8_t proto = p[off + 9];
+    const uint8_t proto = p[off + 9];
     if (frag_off != 0) {
       out.l4_proto = proto;
       out.l4_offset = out.payload_offset = static_cast<uint16_t>(off + ihl);
-      return true;
+      return detail::whole(out);
     }
-    return detail::parse_l4(p, off + ihl, out.l3_end, proto, out);
+    return detail::parse_l4(p, off + ihl, b, proto, out) && detail::whole(out);
   }
 
   if (type == detail::kEtherIpv6) {
     out.flags |= bit(PacketFlags::L3Ipv6);
     if (len < off + 40) return cut();
-    if ((p[off] >> 4) != 6) return false;
-    uint32_t end = off + 40 + detail::load16(p + off + 4);
-    if (len < end) return cut();
-    out.l3_end = end;
+    if ((p[off] >> 4) != 6) return malformed();
+    const detail::Bounds b = detail::datagram_bounds(off, 40u + detail::load16(p + off + 4), len, out);
     uint8_t next = p[off + 6];
     uint32_t l4 = off + 40;
     // Extension headers: hop-by-hop (0), routing (43), fragment (44),
     // destination options (60). Each starts with (next header, length).
     for (int i = 0; i < 8 && (next == 0 || next == 43 || next == 44 || next == 60); ++i) {
-      if (end < l4 + 8) return cut();
-      uint8_t following = p[l4];
-      if (next == 44) {
+      if (!detail::fits(l4, 8, b, out)) return false;
+      const uint8_t following = p[l4];
+      if (next == detail::kIpv6Fragment) {
         out.flags |= bit(PacketFlags::Fragment);
         if ((detail::load16(p + l4 + 2) & 0xFFF8) != 0) {
           out.l4_proto = following;
           out.l4_offset = out.payload_offset = static_cast<uint16_t>(l4 + 8);
-          return true;
+          return detail::whole(out);
         }
         l4 += 8;
       } else {
-        uint32_t ext = (static_cast<uint32_t>(p[l4 + 1]) + 1) * 8;
-        if (end < l4 + ext) return cut();
+        const uint32_t ext = (static_cast<uint32_t>(p[l4 + 1]) + 1) * 8;
+        if (!detail::fits(l4, ext, b, out)) return false;
+        if (next == detail::kIpv6Routing) out.routing_offset = static_cast<uint16_t>(l4);
         l4 += ext;
       }
       next = following;
     }
-    return detail::parse_l4(p, l4, end, next, out);
+    return detail::parse_l4(p, l4, b, next, out) && detail::whole(out);
   }
   return true;
 }
@@ -262,11 +319,23 @@ GNIO_HD inline uint16_t internet_checksum(const uint8_t* p, uint32_t len, uint32
   return static_cast<uint16_t>(~ones_complement_sum(p, len, initial));
 }
 
-// Folded sum of the TCP/UDP/ICMPv6 pseudo-header of a parsed IPv4/IPv6
+namespace detail {
+
+// The bytes the L4 checksum covers, which the pseudo-header counts: the UDP
+// length field for UDP (RFC 768; bytes after it are not UDP's), the rest
+// of the IP datagram otherwise.
+GNIO_HD inline uint32_t l4_length(const uint8_t* p, const ParsedPacket& pp) {
+  if (has_flag(pp.flags, PacketFlags::L4Udp)) return load16(p + pp.l4_offset + 4);
+  return pp.l3_end - pp.l4_offset;
+}
+
+}  // namespace detail
+
+// Folded sum of the TCP/UDP/ICMPv6 pseudo-header of a whole parsed IPv4/IPv6
 // packet: addresses, protocol and L4 length. ICMPv4 has no pseudo-header.
 GNIO_HD inline uint16_t pseudo_header_sum(const uint8_t* p, const ParsedPacket& pp) {
-  uint32_t l4_len = pp.l3_end - pp.l4_offset;
-  uint32_t sum = static_cast<uint32_t>(pp.l4_proto) + (l4_len & 0xFFFF) + (l4_len >> 16);
+  const uint32_t l4_len = detail::l4_length(p, pp);
+  const uint32_t sum = static_cast<uint32_t>(pp.l4_proto) + (l4_len & 0xFFFF) + (l4_len >> 16);
   if (has_flag(pp.flags, PacketFlags::L3Ipv4)) {
     return ones_complement_sum(p + pp.l3_offset + 12, 8, sum);
   }
@@ -275,23 +344,16 @@ GNIO_HD inline uint16_t pseudo_header_sum(const uint8_t* p, const ParsedPacket& 
 
 namespace detail {
 
-// Whether the L4 checksum of a parsed packet can be checked or written:
-// a whole UDP/TCP/ICMP/ICMPv6 datagram, not behind an IPv6 routing header
-// (whose pseudo-header would need the final destination).
+// Whether the L4 checksum of a parsed packet can be checked or written: a
+// whole, well-formed UDP/TCP/ICMP/ICMPv6 datagram, not a fragment, and not
+// on its way along an IPv6 routing header (segments left > 0: the
+// pseudo-header would need the final destination, RFC 8200 8.1).
 GNIO_HD inline bool l4_checksummed(const uint8_t* p, const ParsedPacket& pp) {
   constexpr uint32_t kL4 = bit(PacketFlags::L4Udp) | bit(PacketFlags::L4Tcp) |
                            bit(PacketFlags::L4Icmp) | bit(PacketFlags::L4Icmpv6);
-  if ((pp.flags & kL4) == 0 || has_flag(pp.flags, PacketFlags::Fragment)) return false;
-  if (has_flag(pp.flags, PacketFlags::L3Ipv6) && pp.l4_offset != pp.l3_offset + 40) {
-    uint32_t off = pp.l3_offset + 40;
-    uint8_t next = p[pp.l3_offset + 6];
-    while (off < pp.l4_offset) {
-      if (next == 43) return false;
-      next = p[off];
-      off += (static_cast<uint32_t>(p[off + 1]) + 1) * 8;
-    }
-  }
-  return true;
+  constexpr uint32_t kNot = bit(PacketFlags::Fragment) | bit(PacketFlags::Truncated) | bit(PacketFlags::Malformed);
+  if ((pp.flags & kL4) == 0 || (pp.flags & kNot) != 0) return false;
+  return pp.routing_offset == 0 || p[pp.routing_offset + 3] == 0;
 }
 
 GNIO_HD inline uint32_t l4_checksum_field(const ParsedPacket& pp) {
@@ -304,53 +366,82 @@ GNIO_HD inline uint32_t l4_initial_sum(const uint8_t* p, const ParsedPacket& pp)
   return has_flag(pp.flags, PacketFlags::L4Icmp) ? 0u : pseudo_header_sum(p, pp);
 }
 
+// Whether the IPv4 header of a parsed packet is whole and well-formed, so
+// that its checksum can be checked or written.
+GNIO_HD inline bool l3_checksummed(const ParsedPacket& pp) {
+  return has_flag(pp.flags, PacketFlags::L3Ipv4) && pp.l3_end != 0;
+}
+
+GNIO_HD inline uint32_t ipv4_header_length(const uint8_t* p, const ParsedPacket& pp) {
+  return static_cast<uint32_t>(p[pp.l3_offset] & 0x0F) * 4;
+}
+
 }  // namespace detail
 
-// The flags of a parsed packet plus its checksum state: L3CsumGood/Bad for
-// the IPv4 header, L4CsumGood/Bad for UDP, TCP, ICMP (IPv4) and UDP, TCP,
-// ICMPv6 (IPv6, with pseudo-header). Fragments get no L4 state; neither
-// does IPv4 UDP with a zero checksum field (RFC 768: no checksum was
-// computed).
+// The flags of a parsed packet (whatever parse_packet() returned) plus its
+// checksum state.
+// - L3 (IPv4 only): L3CsumGood or L3CsumBad whenever the IPv4 header is
+//   whole and well-formed, even if the capture cut the datagram or an L4
+//   header is cut or malformed; neither otherwise, and never for IPv6.
+// - L4 (UDP, TCP, ICMP; UDP, TCP, ICMPv6 with the pseudo-header): exactly
+//   one of L4CsumGood, L4CsumPartial (UDP/TCP whose field holds only the
+//   pseudo-header sum, left for the NIC to finish) and L4CsumBad for a
+//   whole, well-formed datagram; none for fragments, cut or malformed
+//   packets, packets still on their way along an IPv6 routing header, and
+//   IPv4 UDP with a zero checksum field (RFC 768: no checksum computed).
 GNIO_HD inline uint32_t checksum_state(const uint8_t* p, const ParsedPacket& pp) {
   uint32_t flags = pp.flags;
-  if (has_flag(flags, PacketFlags::L3Ipv4)) {
-    uint32_t ihl = static_cast<uint32_t>(p[pp.l3_offset] & 0x0F) * 4;
-    bool good = ones_complement_sum(p + pp.l3_offset, ihl) == 0xFFFF;
+  if (detail::l3_checksummed(pp)) {
+    const bool good = ones_complement_sum(p + pp.l3_offset, detail::ipv4_header_length(p, pp)) == 0xFFFF;
     flags |= bit(good ? PacketFlags::L3CsumGood : PacketFlags::L3CsumBad);
   }
   if (!detail::l4_checksummed(p, pp)) return flags;
-  uint32_t field = detail::l4_checksum_field(pp);
-  if (has_flag(flags, PacketFlags::L4Udp) && has_flag(flags, PacketFlags::L3Ipv4) && detail::load16(p + field) == 0) {
-    return flags;
+  const uint32_t field = detail::l4_checksum_field(pp);
+  const uint16_t stored = detail::load16(p + field);
+  const bool udp = has_flag(flags, PacketFlags::L4Udp);
+  if (udp && has_flag(flags, PacketFlags::L3Ipv4) && stored == 0) return flags;
+  const uint16_t pseudo = detail::l4_initial_sum(p, pp);
+  if (ones_complement_sum(p + pp.l4_offset, detail::l4_length(p, pp), pseudo) == 0xFFFF) {
+    return flags | bit(PacketFlags::L4CsumGood);
   }
-  uint32_t l4_len = pp.l3_end - pp.l4_offset;
-  bool good = ones_complement_sum(p + pp.l4_offset, l4_len, detail::l4_initial_sum(p, pp)) == 0xFFFF;
-  return flags | bit(good ? PacketFlags::L4CsumGood : PacketFlags::L4CsumBad);
+  const bool offloadable = udp || has_flag(flags, PacketFlags::L4Tcp);
+  return flags | bit(offloadable && stored == pseudo ? PacketFlags::L4CsumPartial : PacketFlags::L4CsumBad);
 }
 
 // parse_packet() plus checksum_state().
 GNIO_HD inline uint32_t classify(const uint8_t* p, uint32_t len) {
   ParsedPacket pp;
-  if (!parse_packet(p, len, pp)) return pp.flags;
+  parse_packet(p, len, pp);
   return checksum_state(p, pp);
 }
 
+namespace detail {
+
+// The transforms' answer for a packet that parse_packet() refused.
+GNIO_HD inline HeaderStatus refusal(const ParsedPacket& pp) {
+  return has_flag(pp.flags, PacketFlags::Malformed) ? HeaderStatus::Malformed : HeaderStatus::Truncated;
+}
+
+}  // namespace detail
+
 // Recomputes, in place, the IPv4 header checksum and the L4 checksum (UDP,
-// TCP, ICMP, ICMPv6) wherever classify() would check them.
+// TCP, ICMP, ICMPv6) wherever classify() would check them. A cut or
+// malformed packet is left unchanged (Truncated / Malformed), as is a
+// non-IP frame (Unsupported).
 GNIO_HD inline HeaderStatus update_checksums(uint8_t* p, uint32_t len) {
   ParsedPacket pp;
-  if (!parse_packet(p, len, pp)) return HeaderStatus::Truncated;
-  bool v4 = has_flag(pp.flags, PacketFlags::L3Ipv4);
-  if (!v4 && !has_flag(pp.flags, PacketFlags::L3Ipv6)) return HeaderStatus::Unsupported;
-  if (v4) {
-    uint32_t ihl = static_cast<uint32_t>(p[pp.l3_offset] & 0x0F) * 4;
+  if (!parse_packet(p, len, pp)) return detail::refusal(pp);
+  if (!has_flag(pp.flags, PacketFlags::L3Ipv4) && !has_flag(pp.flags, PacketFlags::L3Ipv6)) {
+    return HeaderStatus::Unsupported;
+  }
+  if (has_flag(pp.flags, PacketFlags::L3Ipv4)) {
     detail::store16(p + pp.l3_offset + 10, 0);
-    detail::store16(p + pp.l3_offset + 10, internet_checksum(p + pp.l3_offset, ihl));
+    detail::store16(p + pp.l3_offset + 10, internet_checksum(p + pp.l3_offset, detail::ipv4_header_length(p, pp)));
   }
   if (!detail::l4_checksummed(p, pp)) return HeaderStatus::Ok;
-  uint32_t field = detail::l4_checksum_field(pp);
+  const uint32_t field = detail::l4_checksum_field(pp);
   detail::store16(p + field, 0);
-  uint16_t c = internet_checksum(p + pp.l4_offset, pp.l3_end - pp.l4_offset, detail::l4_initial_sum(p, pp));
+  uint16_t c = internet_checksum(p + pp.l4_offset, detail::l4_length(p, pp), detail::l4_initial_sum(p, pp));
   // UDP sends a computed 0 as 0xFFFF: a zero field means "no checksum".
   if (c == 0 && has_flag(pp.flags, PacketFlags::L4Udp)) c = 0xFFFF;
   detail::store16(p + field, c);
@@ -387,27 +478,28 @@ GNIO_HD constexpr RssKey rss_default_key() {
 inline constexpr uint32_t kRssMaxInput = 36;
 
 // The bytes a NIC hashes for RSS, into `in`: source address, destination
-// address and, for whole UDP or TCP datagrams, source and destination port;
-// the addresses only for other IP packets and all fragments. Returns their
-// count; 0 for non-IP packets.
+// address and, for whole UDP or TCP headers outside fragments, source and
+// destination port; the addresses only for other IP packets and all
+// fragments. Returns their count; 0 for non-IP packets and those whose IP
+// header is cut or malformed. Reads only what parse_packet() found whole.
 GNIO_HD inline uint32_t rss_input(const uint8_t* p, const ParsedPacket& pp, uint8_t (&in)[kRssMaxInput]) {
+  if (pp.l3_end == 0) return 0;
   uint32_t n = 0;
   if (has_flag(pp.flags, PacketFlags::L3Ipv4)) {
     for (uint32_t i = 0; i < 8; ++i) in[n++] = p[pp.l3_offset + 12 + i];
-  } else if (has_flag(pp.flags, PacketFlags::L3Ipv6)) {
-    for (uint32_t i = 0; i < 32; ++i) in[n++] = p[pp.l3_offset + 8 + i];
   } else {
-    return 0;
+    for (uint32_t i = 0; i < 32; ++i) in[n++] = p[pp.l3_offset + 8 + i];
   }
   constexpr uint32_t kPorts = bit(PacketFlags::L4Udp) | bit(PacketFlags::L4Tcp);
-  if ((pp.flags & kPorts) != 0 && !has_flag(pp.flags, PacketFlags::Fragment)) {
+  const bool header = pp.payload_offset > pp.l4_offset;
+  if ((pp.flags & kPorts) != 0 && header && !has_flag(pp.flags, PacketFlags::Fragment)) {
     for (uint32_t i = 0; i < 4; ++i) in[n++] = p[pp.l4_offset + i];
   }
   return n;
 }
 
 // RSS hash of a frame as a NIC computes it with the default key: Toeplitz
-// over rss_input(). 0 for non-IP or truncated frames.
+// over rss_input(). 0 for non-IP, cut or malformed frames.
 GNIO_HD inline uint32_t rss_hash(const uint8_t* p, uint32_t len) {
   ParsedPacket pp;
   if (!parse_packet(p, len, pp)) return 0;
@@ -422,12 +514,16 @@ GNIO_HD inline uint32_t rss_hash(const uint8_t* p, uint32_t len) {
 // destination, and turns an ICMP / ICMPv6 echo request into an echo reply.
 // All checksums that were valid stay valid: swapping keeps every ones'
 // complement sum, and the ICMP type change is patched incrementally
-// (RFC 1624). Unsupported (frame untouched) for non-IP frames.
+// (RFC 1624). Left unchanged: non-IP frames and IPv6 packets with a routing
+// header (Unsupported: a reply must neither carry the request's source
+// route back nor come from an address on it), cut packets (Truncated) and
+// malformed ones (Malformed), e.g. an ICMP echo request under 8 bytes.
 GNIO_HD inline HeaderStatus swap_addresses(uint8_t* p, uint32_t len) {
   ParsedPacket pp;
-  if (!parse_packet(p, len, pp)) return HeaderStatus::Truncated;
-  bool v4 = has_flag(pp.flags, PacketFlags::L3Ipv4);
+  if (!parse_packet(p, len, pp)) return detail::refusal(pp);
+  const bool v4 = has_flag(pp.flags, PacketFlags::L3Ipv4);
   if (!v4 && !has_flag(pp.flags, PacketFlags::L3Ipv6)) return HeaderStatus::Unsupported;
+  if (pp.routing_offset != 0) return HeaderStatus::Unsupported;
   detail::swap_bytes(p, p + 6, 6);
   if (v4) {
     detail::swap_bytes(p + pp.l3_offset + 12, p + pp.l3_offset + 16, 4);
@@ -438,15 +534,15 @@ GNIO_HD inline HeaderStatus swap_addresses(uint8_t* p, uint32_t len) {
     detail::swap_bytes(p + pp.l4_offset, p + pp.l4_offset + 2, 2);
     return HeaderStatus::Ok;
   }
-  bool icmp4 = has_flag(pp.flags, PacketFlags::L4Icmp);
+  const bool icmp4 = has_flag(pp.flags, PacketFlags::L4Icmp);
   if (!icmp4 && !has_flag(pp.flags, PacketFlags::L4Icmpv6)) return HeaderStatus::Ok;
-  uint8_t request = icmp4 ? 8 : 128;
-  uint8_t reply = icmp4 ? 0 : 129;
+  const uint8_t request = icmp4 ? 8 : 128;
+  const uint8_t reply = icmp4 ? 0 : 129;
   uint8_t* icmp = p + pp.l4_offset;
   if (icmp[0] != request) return HeaderStatus::Ok;
-  uint16_t old_word = detail::load16(icmp);
+  const uint16_t old_word = detail::load16(icmp);
   icmp[0] = reply;
-  uint16_t new_word = detail::load16(icmp);
+  const uint16_t new_word = detail::load16(icmp);
   // RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m').
   uint32_t sum = static_cast<uint16_t>(~detail::load16(icmp + 2));
   sum += static_cast<uint16_t>(~old_word);
