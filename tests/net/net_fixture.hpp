@@ -1,0 +1,51 @@
+// A veth pair between two fresh namespaces: "dut" (gx0, 10.77.0.1), where
+// the test opens gnio, and "peer" (gx1, 10.77.0.2), where the kernel stack
+// sends and receives. Peer traffic comes from sockets opened on a thread
+// inside the peer namespace; frames gnio sends are built here.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "netns_util.hpp"
+
+namespace gnio::nettest {
+
+inline constexpr const char* kDutIf = "gx0";
+inline constexpr const char* kPeerIf = "gx1";
+inline constexpr const char* kDutIp = "10.77.0.1";
+inline constexpr const char* kPeerIp = "10.77.0.2";
+
+struct VethPair {
+  NetNs dut;
+  NetNs peer;
+  Mac dut_mac{};
+  Mac peer_mac{};
+};
+
+// Builds the pair; the calling thread stays where it was.
+Result<std::unique_ptr<VethPair>> make_veth_pair(uint32_t queues);
+
+// An Ethernet/IPv4/UDP frame from the dut to the peer.
+std::vector<uint8_t> udp_frame(const VethPair& v, uint16_t sport, uint16_t dport, const std::vector<uint8_t>& payload);
+
+// The UDP payload of a frame if it is IPv4 UDP to `dport` (else nullopt).
+std::optional<std::vector<uint8_t>> udp_payload(const uint8_t* f, uint32_t len, uint16_t dport, uint16_t* sport = nullptr);
+
+// Turns an ICMP echo request frame into its reply in place; false when the
+// frame is not an echo request.
+bool icmp_echo_to_reply(uint8_t* f, uint32_t len);
+
+// The payload of datagram `seq` (`size` bytes, the sequence number first).
+std::vector<uint8_t> test_payload(uint32_t seq, uint32_t size);
+
+// Network-namespace descriptors this process holds (to prove none leak).
+int open_netns_fds();
+
+}  // namespace gnio::nettest
