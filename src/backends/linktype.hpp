@@ -35,9 +35,12 @@ Result<LinkFraming> link_framing(int dlt, const std::string& path);
 // Bytes of link-layer header a record of this framing starts with.
 uint32_t link_header_len(LinkFraming framing);
 
-// The longest Ethernet frame a record of `caplen` bytes can become.
+// The longest Ethernet frame a record of `caplen` bytes can become (0 for
+// a record shorter than its link-layer header).
 inline uint32_t max_ethernet_len(LinkFraming framing, uint32_t caplen) {
-  return framing == LinkFraming::Ethernet ? caplen : caplen + kEthHeaderLen - link_header_len(framing);
+  if (framing == LinkFraming::Ethernet) return caplen;
+  const uint32_t header = link_header_len(framing);
+  return caplen < header ? 0 : caplen - header + kEthHeaderLen;
 }
 
 // What replaces a record's link-layer header: `eth` goes in front of the

@@ -123,6 +123,9 @@ TEST(LinkType, WriteEthernetCutsAtMax) {
   auto l2 = synthetic_l2(LinkFraming::Null, rec);
   ASSERT_TRUE(l2);
   EXPECT_EQ(max_ethernet_len(LinkFraming::Null, static_cast<uint32_t>(rec.size())), 18u);
+  EXPECT_EQ(max_ethernet_len(LinkFraming::Sll2, 19), 0u) << "shorter than its header";
+  EXPECT_EQ(max_ethernet_len(LinkFraming::Raw, 20), 34u);
+  EXPECT_EQ(max_ethernet_len(LinkFraming::Ethernet, 60), 60u);
   std::vector<uint8_t> out(32, 0xAA);
   EXPECT_EQ(write_ethernet(*l2, rec, out.data(), 64), 18u);
   EXPECT_EQ(std::vector<uint8_t>(out.begin() + 12, out.begin() + 19), bytes({0x08, 0, 0x45, 0, 0, 20, 0xAA}));

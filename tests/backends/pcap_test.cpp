@@ -219,14 +219,16 @@ TEST(PcapErrors, ShortFileHeaderIsIoError) {
 // header; sample.pcap is loopback traffic, whose MACs are zero, so the made-up
 // header restores the frames byte for byte.
 TEST(Pcap, RawIpGetsBackItsEthernetHeader) {
-  auto raw = drain(*open_ok("pcap:" + data_path("corrupt/raw_linktype.pcap")), 0);
+  auto b = open_ok("pcap:" + data_path("corrupt/raw_linktype.pcap"));
+  ASSERT_TRUE(b);
+  auto raw = drain(*b, 0);
   auto sample = drain(*open_ok("pcap:" + data_path("sample.pcap")), 0, 4);
   ASSERT_EQ(raw.size(), 4u);
   for (size_t i = 0; i < raw.size(); ++i) {
     EXPECT_EQ(raw[i].bytes, sample[i].bytes) << i;
     EXPECT_EQ(raw[i].timestamp_ns, sample[i].timestamp_ns) << i;
   }
-  auto b = open_ok("pcap:" + data_path("corrupt/raw_linktype.pcap"));
+  b = open_ok("pcap:" + data_path("corrupt/raw_linktype.pcap"));
   std::array<RxFrame, 4> burst{};
   ASSERT_EQ(b->rx_burst(0, burst).value(), 4u);
   for (const RxFrame& f : burst) EXPECT_EQ(f.flags, RxFrameSyntheticL2);
