@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -34,6 +35,19 @@ Result<std::unique_ptr<VethPair>> make_veth_pair(uint32_t queues) {
   if (!peer) return peer.status();
   v->dut = std::move(*dut);
   v->peer = std::move(*peer);
+  // No IPv6 on the pair: router solicitations and MLD reports would be
+  // traffic the tests did not send. Where IPv6 is absent there is none.
+  for (const NetNs* ns : {&v->dut, &v->peer}) {
+    GNIO_TRY(ns->run([] {
+      for (const char* conf : {"/proc/sys/net/ipv6/conf/default/disable_ipv6", "/proc/sys/net/ipv6/conf/all/disable_ipv6"}) {
+        int fd = open(conf, O_WRONLY | O_CLOEXEC);
+        if (fd < 0) continue;
+        (void)!write(fd, "1", 1);
+        close(fd);
+      }
+      return Status::ok();
+    }));
+  }
   GNIO_TRY(v->dut.run([&]() -> Status {
     GNIO_TRY(add_veth(kDutIf, kPeerIf, v->peer, queues));
     GNIO_TRY(link_up(kDutIf));
@@ -46,6 +60,8 @@ Result<std::unique_ptr<VethPair>> make_veth_pair(uint32_t queues) {
   GNIO_TRY(v->peer.run([&]() -> Status {
     GNIO_TRY(link_up(kPeerIf));
     GNIO_TRY(add_ipv4(kPeerIf, kPeerIp, 24));
+    // Frames leave the peer whole, as from a NIC: with their L4 checksum.
+    GNIO_TRY(disable_tx_checksum(kPeerIf));
     // gnio takes every frame of the dut's queues, ARP included: the peer
     // learns the dut's MAC from a permanent entry instead.
     GNIO_TRY(add_neighbor(kPeerIf, kDutIp, v->dut_mac));

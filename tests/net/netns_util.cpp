@@ -2,7 +2,9 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/sockios.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -242,6 +244,22 @@ Result<Mac> mac_of(const std::string& name) {
   Mac mac;
   std::memcpy(mac.data(), ifr.ifr_hwaddr.sa_data, mac.size());
   return mac;
+}
+
+Status disable_tx_checksum(const std::string& name) {
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail("socket", errno);
+  ethtool_value v{};
+  v.cmd = ETHTOOL_STXCSUM;
+  v.data = 0;
+  ifreq ifr{};
+  std::strncpy(ifr.ifr_name, name.c_str(), IFNAMSIZ - 1);
+  ifr.ifr_data = reinterpret_cast<char*>(&v);
+  int rc = ioctl(fd, SIOCETHTOOL, &ifr);
+  int err = errno;
+  close(fd);
+  if (rc != 0) return fail("cannot turn TX checksum offload of " + name + " off", err);
+  return Status::ok();
 }
 
 bool link_exists(const std::string& name) { return if_nametoindex(name.c_str()) != 0; }

@@ -58,6 +58,10 @@ Status add_ipv4(const std::string& name, const std::string& addr, uint8_t prefix
 // A permanent neighbour entry: addr is at mac behind interface `name`.
 Status add_neighbor(const std::string& name, const std::string& addr, const Mac& mac);
 Result<Mac> mac_of(const std::string& name);
+// Turns TX checksum offload of an interface off (ethtool -K NAME tx off):
+// a veth otherwise hands frames on with the L4 checksum still to be filled
+// in, which AF_XDP receives as it is.
+Status disable_tx_checksum(const std::string& name);
 // Whether an interface of that name exists in this namespace.
 bool link_exists(const std::string& name);
 
