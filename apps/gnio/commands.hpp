@@ -10,5 +10,7 @@ namespace gnio::cli {
 void add_caps_command(CLI::App& app);
 void add_doctor_command(CLI::App& app);
 void add_diagnose_command(CLI::App& app);
+// `gnio top` (cmd_top.cpp)
+void add_top_command(CLI::App& app);
 
 }  // namespace gnio::cli

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   gnio::cli::add_caps_command(app);
   gnio::cli::add_doctor_command(app);
   gnio::cli::add_diagnose_command(app);
+  gnio::cli::add_top_command(app);
 
   try {
     app.parse(argc, argv);

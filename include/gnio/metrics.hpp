@@ -7,6 +7,7 @@
 // the library's standard families.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -105,6 +106,10 @@ class Server {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// GET of an http:// URL (a /metrics endpoint): the body of a 200 reply;
+// IoError naming the URL otherwise.
+Result<std::string> fetch(std::string_view url, std::chrono::milliseconds timeout = std::chrono::seconds(2));
 
 struct Endpoint {
   std::string host;

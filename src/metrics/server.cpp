@@ -103,4 +103,28 @@ bool Server::running() const { return impl_ && impl_->running; }
 std::string Server::address() const { return impl_ ? impl_->address : std::string(); }
 uint64_t Server::scrapes() const { return impl_ ? impl_->scrapes.load() : 0; }
 
+Result<std::string> fetch(std::string_view url, std::chrono::milliseconds timeout) {
+  auto fail = [&](const std::string& why) {
+    return Status(Errc::IoError, Layer::App,
+                  "scraping " + std::string(url) + ": " + why + "; is the run serving metrics there (--metrics)?");
+  };
+  constexpr std::string_view scheme = "http://";
+  if (url.substr(0, scheme.size()) != scheme)
+    return Status(Errc::InvalidValue, Layer::App,
+                  "metrics URL '" + std::string(url) + "' must start with http:// (e.g. http://127.0.0.1:9400/metrics)");
+  const std::string_view rest = url.substr(scheme.size());
+  const size_t slash = rest.find('/');
+  const std::string host_port(rest.substr(0, slash));
+  const std::string path = slash == std::string_view::npos ? "/metrics" : std::string(rest.substr(slash));
+  httplib::Client client("http://" + host_port);
+  const auto sec = std::chrono::duration_cast<std::chrono::seconds>(timeout);
+  const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(timeout - sec);
+  client.set_connection_timeout(sec.count(), usec.count());
+  client.set_read_timeout(sec.count(), usec.count());
+  auto res = client.Get(path.c_str());
+  if (!res) return fail(httplib::to_string(res.error()));
+  if (res->status != 200) return fail("HTTP status " + std::to_string(res->status));
+  return res->body;
+}
+
 }  // namespace gnio::metrics

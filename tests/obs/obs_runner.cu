@@ -34,7 +34,7 @@ struct Options {
   std::string nic, gpu = "cpu", metrics, snapshot_dir, log_level;
   uint32_t burst = 32, strides = 1024, hang_timeout_ms = 0, duration_s = 0;
   uint64_t stall_after = 0;
-  bool linger = false, allow_remote = false;
+  bool linger = false, allow_remote = false, stall_ignores_exit = false;
 };
 
 int fail(const Status& s) {
@@ -79,6 +79,7 @@ int run(const Options& o) {
   k.nq = nq;
   k.burst = o.burst;
   k.stall_after = o.stall_after;
+  k.stall_ignores_exit = o.stall_ignores_exit;
 
   LaunchConfig cfg;
   cfg.grid = nq;
@@ -127,6 +128,14 @@ int run(const Options& o) {
   }
   Status stopped = kernel->stop();
   server.stop();
+  // The engines see the last releases a moment after the kernel made them.
+  const uint64_t kernel_packets = kernel->totals().packets;
+  for (int i = 0; i < 500; ++i) {
+    uint64_t released = 0;
+    for (const EthRxq& q : rxqs) released += q.stats().released;
+    if (released >= kernel_packets) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
   RxqStats total;
   for (const EthRxq& q : rxqs) {
     const RxqStats s = q.stats();
@@ -141,12 +150,13 @@ int run(const Options& o) {
   for (uint64_t d : total.dropped) dropped += d;
   const KernelTotals kt = kernel->totals();
   std::printf("summary: offered=%llu delivered=%llu bytes=%llu dropped=%llu ring_full=%llu malformed=%llu "
-              "released=%llu errors=%llu kernel_packets=%llu signal=%d\n",
+              "released=%llu left_in_ring=%llu errors=%llu kernel_packets=%llu signal=%d\n",
               (unsigned long long)total.offered, (unsigned long long)total.packets,
               (unsigned long long)total.bytes, (unsigned long long)dropped,
               (unsigned long long)total.dropped[static_cast<size_t>(DropReason::RingFull)],
               (unsigned long long)total.dropped[static_cast<size_t>(DropReason::Malformed)],
-              (unsigned long long)total.released, (unsigned long long)total.errors,
+              (unsigned long long)total.released, (unsigned long long)(total.packets - total.released),
+              (unsigned long long)total.errors,
               (unsigned long long)kt.packets, StopSignal::signal_number());
   std::fflush(stdout);
   if (!stopped) return fail(stopped);
@@ -168,6 +178,7 @@ int main(int argc, char** argv) {
   app.add_flag("--metrics-allow-remote", o.allow_remote, "allow a non-loopback metrics address");
   app.add_option("--hang-timeout", o.hang_timeout_ms, "ms without a heartbeat before a block is hung (0: off)");
   app.add_option("--stall-after", o.stall_after, "a block stops beating after this many packets (0: never)");
+  app.add_flag("--stall-ignores-exit", o.stall_ignores_exit, "the stalled block ignores the exit flag too");
   app.add_option("--duration", o.duration_s, "stop after this many seconds (0: when the source ends)");
   app.add_flag("--linger", o.linger, "keep serving after the source ended, until SIGINT/SIGTERM");
   app.add_option("--snapshot-dir", o.snapshot_dir, "save the capability snapshot of the start here");

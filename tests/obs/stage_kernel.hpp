@@ -18,6 +18,7 @@ struct StageKernel {
   uint32_t nq;
   uint32_t burst;
   uint64_t stall_after;  // packets block 0 receives before it stops beating (0: never)
+  bool stall_ignores_exit;  // the stall outlives the exit flag (tests a forced exit)
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     const dev::Rxq& q = rxq[dev::block_index() % nq];
@@ -28,17 +29,29 @@ struct StageKernel {
       dev::RxBurst b = q.receive<Scope::Thread>(burst, 200000);
       if (b.count() == 0) continue;
       ctx.set_stage(kProcess);
-      uint64_t bytes = 0;
-      for (uint32_t i = 0; i < b.count(); ++i) bytes += b[i].size();
       seen += b.count();
-      if (stall_after && dev::block_index() == 0 && seen >= stall_after)
-        while (ctx.running()) {
+      if (stall_after && dev::block_index() == 0 && seen >= stall_after) {
+        while (ctx.running() || stall_ignores_exit) {
         }  // the deliberate hang: no heartbeat, the burst held
-      ctx.set_stage(kRelease);
-      if (q.release<Scope::Thread>(b) != dev::Status::Success) ctx.count_error();
-      ctx.count_packets(b.count(), bytes);
-      ctx.count_burst<Scope::Thread>();
+        return;
+      }
+      consume(ctx, q, b);
     }
+    // Drain what the engine published before the exit flag was seen.
+    for (;;) {
+      dev::RxBurst b = q.receive<Scope::Thread>(burst, 0);
+      if (b.count() == 0) break;
+      consume(ctx, q, b);
+    }
+  }
+
+  GNIO_HD void consume(const dev::KernelCtx& ctx, const dev::Rxq& q, dev::RxBurst& b) const {
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < b.count(); ++i) bytes += b[i].size();
+    ctx.set_stage(kRelease);
+    if (q.release<Scope::Thread>(b) != dev::Status::Success) ctx.count_error();
+    ctx.count_packets(b.count(), bytes);
+    ctx.count_burst<Scope::Thread>();
   }
 };
 

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# End-to-end checks of a running persistent-kernel program (obs_runner, the
+# stand-in for `gnio run`): metrics scraped with curl and checked by
+# promtool, stop signals, the capability snapshot, and `gnio top` in tmux.
+# usage: e2e.sh CASE OBS_RUNNER GNIO WORKDIR
+set -uo pipefail
+case_name=$1 runner=$2 gnio=$3 work=$4
+mkdir -p "$work"
+out="$work/$case_name.out" err="$work/$case_name.err"
+pid=""
+session="gnio-top-$$"
+cleanup() {
+  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+  tmux kill-session -t "$session" 2>/dev/null
+  return 0
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL ($case_name): $*"
+  echo "--- runner stdout"; cat "$out" 2>/dev/null
+  echo "--- runner stderr"; tail -20 "$err" 2>/dev/null
+  exit 1
+}
+start() {  # start RUNNER-ARGS...: runs obs_runner in the background
+  "$runner" "$@" >"$out" 2>"$err" &
+  pid=$!
+}
+wait_for_line() {  # wait_for_line REGEX SECONDS
+  for _ in $(seq $(($2 * 10))); do
+    grep -qE "$1" "$out" && return 0
+    kill -0 "$pid" 2>/dev/null || fail "runner exited before printing '$1'"
+    sleep 0.1
+  done
+  fail "no '$1' within $2 s"
+}
+metrics_url() { sed -n 's/^metrics \(http[^ ]*\)$/\1/p' "$out"; }
+# sum NAME FILE: the sum of a family's samples in an exposition
+sum() { awk -v n="$1" '$1 ~ "^"n"({|$)" { s += $NF } END { printf "%.0f", s }' "$2"; }
+summary() { sed -n "s/.*summary:.* $1=\([0-9-]*\).*/\1/p" "$out"; }
+stop_and_wait() {  # stop_and_wait SIGNAL: sends it, returns the exit status
+  kill -"$1" "$pid"
+  local rc=0
+  wait "$pid" || rc=$?
+  pid=""
+  return $rc
+}
+
+case $case_name in
+scrape)
+  # A paced source, scraped while it runs and after it drained; the last
+  # scrape must equal the run's own totals exactly.
+  start --nic "synthetic:count=300000,size=64-512,pps=150000,seed=3,queues=2" --metrics 127.0.0.1:0 --linger --strides 4096
+  wait_for_line '^metrics http' 10
+  url=$(metrics_url)
+  sleep 0.5
+  curl -sf "$url" >"$work/early.prom" || fail "curl $url failed"
+  sleep 0.5
+  curl -sf "$url" >"$work/mid.prom" || fail "second curl failed"
+  early=$(sum gnio_rx_packets_total "$work/early.prom") mid=$(sum gnio_rx_packets_total "$work/mid.prom")
+  echo "while running: rx packets $early then $mid"
+  [ "$early" -gt 0 ] && [ "$mid" -gt "$early" ] && [ "$mid" -lt 300000 ] || fail "counters did not grow while running ($early, $mid)"
+  grep -q '^gnio_rx_packets_total{queue="1",gpu="cpu",backend="synthetic"} ' "$work/mid.prom" || fail "labels queue/gpu/backend missing"
+  grep -q '^gnio_kernel_heartbeat_age_seconds{gpu="cpu",block="0"} ' "$work/mid.prom" || fail "block label missing"
+  wait_for_line '^drained' 30
+  curl -sf "$url" >"$work/final.prom" || fail "final curl failed"
+  promtool check metrics <"$work/final.prom" || fail "promtool check metrics rejected the exposition"
+  stop_and_wait INT || fail "runner exited with $? after SIGINT"
+  for pair in "gnio_rx_packets_total delivered" "gnio_rx_offered_total offered" "gnio_kernel_packets_total kernel_packets" \
+              "gnio_rx_bytes_total bytes" "gnio_rx_released_total released"; do
+    set -- $pair
+    got=$(sum "$1" "$work/final.prom") want=$(summary "$2")
+    echo "$1 = $got, run total $2 = $want"
+    [ "$got" = "$want" ] || fail "$1 scraped $got but the run counted $2=$want"
+  done
+  [ "$(summary offered)" = 300000 ] && [ $(($(summary delivered) + $(summary dropped))) = 300000 ] ||
+    fail "offered $(summary offered) != 300000 or delivered + dropped != offered"
+  ;;
+signals)
+  for sig in INT TERM; do
+    start --nic "synthetic:count=0,size=64-256,pps=200000,seed=5"
+    sleep 1
+    rc=0; stop_and_wait $sig || rc=$?
+    [ $rc = 0 ] || fail "SIG$sig: exit status $rc, want 0"
+    grep -q "summary:" "$out" || fail "SIG$sig: no summary"
+    n=$(sed -n 's/.*signal=\([0-9]*\).*/\1/p' "$out")
+    want=$([ $sig = INT ] && echo 2 || echo 15)
+    [ "$n" = "$want" ] || fail "SIG$sig: summary says signal=$n"
+    off=$(summary offered) del=$(summary delivered) drop=$(summary dropped) rel=$(summary released)
+    left=$(summary left_in_ring) kp=$(summary kernel_packets)
+    echo "SIG$sig: exit 0, offered=$off delivered=$del dropped=$drop released=$rel left_in_ring=$left kernel=$kp"
+    [ "$del" -gt 0 ] && [ "$off" = $((del + drop)) ] && [ "$rel" = "$kp" ] && [ "$del" = $((rel + left)) ] ||
+      fail "SIG$sig: counters do not add up"
+  done
+  # A kernel that ignores its exit flag: the first SIGINT starts a stop that
+  # cannot finish; the second forces the exit at once with status 130.
+  start --nic "synthetic:count=0,size=64,pps=100000" --stall-after 10 --stall-ignores-exit
+  sleep 1
+  kill -INT "$pid"
+  sleep 1
+  kill -0 "$pid" 2>/dev/null || fail "the first SIGINT ended a run whose kernel cannot stop"
+  t0=$(date +%s%N)
+  rc=0; stop_and_wait INT || rc=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  echo "second SIGINT: exit $rc after $ms ms"
+  [ $rc = 130 ] || fail "second SIGINT: exit status $rc, want 130"
+  [ $ms -lt 2000 ] || fail "second SIGINT took $ms ms"
+  grep -q "second interrupt" "$err" || fail "no message about the forced exit"
+  ;;
+snapshot)
+  nic="synthetic:count=1000,size=64"
+  start --nic "$nic" --snapshot-dir "$work"
+  rc=0; wait "$pid" || rc=$?; pid=""
+  [ $rc = 0 ] || fail "run failed with $rc"
+  snap=$(sed -n 's/^snapshot //p' "$out")
+  [ -s "$snap" ] || fail "no snapshot file"
+  "$gnio" caps --diff "$snap" --nic "$nic" --gpu cpu >"$work/diff.txt" || fail "caps --diff found a difference: $(cat "$work/diff.txt")"
+  grep -q "no difference" "$work/diff.txt" || fail "unexpected diff output: $(cat "$work/diff.txt")"
+  echo "snapshot $snap: caps --diff says no difference"
+  ;;
+top)
+  # gnio top in tmux against a run with a block stalled on purpose.
+  start --nic "synthetic:count=0,size=64-512,pps=50000,queues=2,seed=7" --metrics 127.0.0.1:0 --hang-timeout 300 --stall-after 2000
+  wait_for_line '^metrics http' 10
+  url=$(metrics_url)
+  tmux new-session -d -s "$session" -x 160 -y 40 "$gnio top --url $url --interval 0.5" || fail "tmux new-session failed"
+  verdict=""
+  for _ in $(seq 60); do
+    sleep 0.25
+    tmux capture-pane -p -t "$session" >"$work/pane.txt"
+    grep -q "HUNG" "$work/pane.txt" && { verdict=1; break; }
+  done
+  cat "$work/pane.txt"
+  [ -n "$verdict" ] || fail "gnio top never showed the hung block"
+  grep -qE '^ *0 +.*HUNG.*process' "$work/pane.txt" || fail "the HUNG row is not block 0 at stage process"
+  grep -qE '^ *1 +.*ok' "$work/pane.txt" || fail "block 1 is not shown as ok"
+  grep -qE 'queue +rx pps' "$work/pane.txt" || fail "no queue table"
+  tmux send-keys -t "$session" q
+  sleep 0.5
+  tmux has-session -t "$session" 2>/dev/null && fail "gnio top did not quit on 'q'"
+  stop_and_wait TERM || fail "runner exit status $? after SIGTERM"
+  ;;
+*)
+  echo "unknown case $case_name"; exit 2 ;;
+esac
+echo "PASS ($case_name)"
