@@ -114,9 +114,14 @@ class Txq {
       sync_block();
       if (thread_index() != 0) return;
     }
+    // One fence orders what the scope wrote (seen through the barrier)
+    // before all of the marks: a release store per descriptor would fence
+    // at system scope once per packet.
+    if constexpr (S != Scope::Thread)
+      cuda::atomic_thread_fence(cuda::std::memory_order_release, cuda::thread_scope_system);
     for (uint32_t i = 0; i < b.count(); ++i) {
       uint64_t idx = b.first() + i;
-      store_release(&ring_.ready[idx & ring_.desc_mask], idx + 1);
+      store_relaxed(&ring_.ready[idx & ring_.desc_mask], idx + 1);
     }
   }
 
@@ -132,12 +137,15 @@ class Txq {
     }
     const uint64_t cur = load_relaxed(ring_.pushed);
     uint64_t end = cur;
-    while (load_acquire(&ring_.ready[end & ring_.desc_mask]) == end + 1) ++end;
+    while (load_relaxed(&ring_.ready[end & ring_.desc_mask]) == end + 1) ++end;
     if (end != cur) {
+      // Acquires the committers' marks and releases the doorbell: one
+      // system fence for the whole run of descriptors.
+      cuda::atomic_thread_fence(cuda::std::memory_order_acq_rel, cuda::thread_scope_system);
       store_relaxed(ring_.pushed, end);
-      store_release(ring_.producer, end);
+      store_relaxed(ring_.producer, end);
     }
-    store_release(ring_.push_lock, 0u);
+    cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(*ring_.push_lock).store(0u, cuda::std::memory_order_release);
     return end;
   }
 
