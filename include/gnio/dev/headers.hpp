@@ -135,8 +135,8 @@ GNIO_HD inline bool parse_l4(const uint8_t* p, uint32_t off, Bounds b, uint8_t p
       out.flags |= bit(PacketFlags::L4Udp);
       if (!fits(off, 8, b, out)) return false;
       // RFC 768: the UDP length covers header and data and must fit in the
-      // IP payload; the bytes after it (if any) are not UDP's.
-      // A first fragment's UDP length is that of the whole datagram.
+      // IP payload (bytes after it are not UDP's); in a first fragment it
+      // is the length of the whole, reassembled datagram.
       const uint32_t udp_len = load16(p + off + 4);
       const bool fragment = has_flag(out.flags, PacketFlags::Fragment);
       if (udp_len < 8 || (!fragment && off + udp_len > b.claimed)) {
