@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../../src/caps/nic_afxdp.hpp"
 #include "commands.hpp"
 #include "gnio/capabilities.hpp"
 #include "options.hpp"
@@ -79,8 +80,19 @@ void run_diff(const CapsOptions& o) {
 void run_caps(const CapsOptions& o) {
   if (!o.diff.empty()) return run_diff(o);
   CapabilityReport r = discover(o.target.nic, o.target.gpu);
-  if (o.json) std::cout << to_json(r) << "\n";
-  else std::cout << format_report(r);
+  // An afxdp spec also shows what the kernel says of its interface.
+  auto iface = caps::afxdp_interface_report(o.target.nic);
+  if (o.json) {
+    if (!iface) std::cout << to_json(r) << "\n";
+    else {
+      nlohmann::json j = nlohmann::json::parse(to_json(r, -1));
+      j["nic"]["interface"] = nlohmann::json::parse(iface->json);
+      std::cout << j.dump(2) << "\n";
+    }
+  } else {
+    std::cout << format_report(r);
+    if (iface) std::cout << "\nAF_XDP interface (" << o.target.nic << ")\n" << iface->text;
+  }
   if (!o.save.empty()) save_snapshot(r, o.save);
   // An axis the user named explicitly and that could not be queried is an
   // error; "--gpu auto" on a host without a GPU is an answer.
@@ -118,6 +130,7 @@ void add_caps_command(CLI::App& app) {
       "  gnio caps --nic pcap:data/sample.pcap --gpu cpu   the emulated device\n"
       "  gnio caps --nic loop: --gpu 0000:06:00.0 --save baseline.json\n"
       "  gnio caps --diff baseline.json                    what changed since (exit 1 if anything)\n"
+      "  gnio caps --nic afxdp:eth0 --gpu auto            also the interface: channels, XDP modes, MTU\n"
       "  gnio caps --json | jq '.features.gpu_rx'\n"
       "Exit status: 0, or 1 when a diff is found or a named --nic/--gpu cannot be queried, 2 when a file "
       "cannot be read or written.");

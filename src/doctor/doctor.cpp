@@ -11,7 +11,7 @@ namespace {
 
 using namespace detail;
 
-constexpr std::array<CheckInfo, 17> kChecks = {{
+constexpr std::array<CheckInfo, 19> kChecks = {{
     {"cuda.toolkit", "a CUDA toolkit is installed and its parts agree on one version (nvcc, version.json/.txt, cuda.h)",
      check_cuda_toolkit},
     {"cuda.driver", "an NVIDIA driver is loaded: kernel module and the CUDA driver library", check_cuda_driver},
@@ -29,6 +29,9 @@ constexpr std::array<CheckInfo, 17> kChecks = {{
     {"gpudirect.dmabuf", "GPU memory can be shared with the NIC as dma-buf (Linux >= 5.12, NVIDIA open modules)",
      check_gpudirect_dmabuf},
     {"nic.open", "the --nic queue spec opens and reports its capabilities", check_nic_open},
+    {"afxdp.interface", "the afxdp interface exists and fits the spec: queues, MTU against the frame, UMEM against memlock",
+     check_afxdp_interface},
+    {"afxdp.xdp_program", "no other XDP program is attached to the afxdp interface", check_afxdp_xdp_program},
     {"host.privileges", "the process holds the capabilities the chosen backend needs (CapEff)", check_host_privileges},
     {"host.memlock", "RLIMIT_MEMLOCK covers the ring bytes the backend pins (--ring-bytes)", check_host_memlock},
     {"host.hugepages", "hugepages are reserved and free (dpdk backend)", check_host_hugepages},

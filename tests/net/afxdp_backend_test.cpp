@@ -14,8 +14,12 @@
 #include <set>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "backends/afxdp/iface.hpp"
 #include "backends/backend.hpp"
+#include "caps/nic_afxdp.hpp"
+#include "gnio/doctor.hpp"
 #include "net_fixture.hpp"
 
 namespace gnio::nettest {
@@ -483,6 +487,52 @@ TEST_P(AfxdpNet, InterfaceIsCleanAfterCloseAndAfterKill) {
     }
     EXPECT_EQ(left, 0u) << "an XDP program stayed attached after signal " << sig;
   }
+}
+
+// gnio caps and gnio doctor read the interface as the kernel reports it:
+// veth has native XDP but no zero copy, four queues here, and the program
+// gnio attached shows up while the backend is open.
+TEST_P(AfxdpNet, CapsAndDoctorReadTheInterface) {
+  ASSERT_NO_FATAL_FAILURE(make(4));
+  const std::string spec = std::string("afxdp:") + kDutIf + ",queues=4";
+  auto report = caps::afxdp_interface_report(spec);
+  ASSERT_TRUE(report.has_value());
+  auto j = nlohmann::json::parse(report->json);
+  EXPECT_EQ(j["driver"], "veth");
+  EXPECT_EQ(j["xsk_queues"], 4);
+  EXPECT_EQ(j["channels"]["rx"], 4);
+  EXPECT_EQ(j["mtu"], 1500);
+  EXPECT_EQ(j["max_mtu_for_frame"], 2048 - 256 - 18);
+  EXPECT_EQ(j["xdp_prog_id"], 0);
+  if (j.contains("xdp_features")) {  // kernels >= 6.3
+    EXPECT_EQ(j["xdp_modes"]["drv"], "yes");
+    EXPECT_EQ(j["xdp_modes"]["zc"], "no");
+    EXPECT_EQ(j["auto_mode"], "drv");
+  }
+  EXPECT_FALSE(caps::afxdp_interface_report("loop:").has_value());
+
+  const doctor::Environment env = doctor::Environment::real();
+  doctor::Request req;
+  req.nic_spec = spec;
+  req.gpu = "cpu";
+  auto iface = doctor::run_check("afxdp.interface", env, req);
+  ASSERT_TRUE(iface.has_value());
+  EXPECT_EQ(iface->state, doctor::State::Pass) << iface->found;
+  req.nic_spec = std::string("afxdp:") + kDutIf + ",queue=4";
+  iface = doctor::run_check("afxdp.interface", env, req);
+  EXPECT_EQ(iface->state, doctor::State::Fail) << iface->found;
+  EXPECT_NE(iface->found.find("needs 5 queue(s)"), std::string::npos) << iface->found;
+
+  req.nic_spec = spec;
+  auto prog = doctor::run_check("afxdp.xdp_program", env, req);
+  EXPECT_EQ(prog->state, doctor::State::Pass) << prog->found;
+  OPEN_OR_SKIP(b, ",queues=4");
+  auto held = nlohmann::json::parse(caps::afxdp_interface_report(spec)->json);
+  EXPECT_NE(held["xdp_prog_id"], 0);
+  EXPECT_EQ(held["xdp_attached"], GetParam());
+  prog = doctor::run_check("afxdp.xdp_program", env, req);
+  EXPECT_EQ(prog->state, doctor::State::Fail) << prog->found;
+  EXPECT_NE(prog->fix.find("xdp-loader unload"), std::string::npos) << prog->fix;
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, AfxdpNet, ::testing::Values("skb", "drv"),
