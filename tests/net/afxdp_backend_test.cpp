@@ -429,14 +429,42 @@ TEST_P(AfxdpNet, ErrorsNameTheProblemAndTheFix) {
   big->reset();
   ASSERT_TRUE(set_mtu(kDutIf, 1500).is_ok());
 
+  // In this process a second open shares the interface (RX and TX specs
+  // naming it); other options cannot share it.
   OPEN_OR_SKIP(first, "");
+  auto shared = backend::open_backend(std::string("afxdp:") + kDutIf + mode);
+  ASSERT_TRUE(shared.has_value()) << shared.status().to_string();
+  EXPECT_EQ((*shared)->rx_memory(0)->base, first->rx_memory(0)->base);
+  auto other = backend::open_backend(std::string("afxdp:") + kDutIf + ",ring=512" + mode);
+  ASSERT_FALSE(other.has_value());
+  EXPECT_EQ(other.status().code(), Errc::BadState);
+  EXPECT_NE(other.status().message().find("give the same options"), std::string::npos) << other.status().message();
+  shared->reset();
+  first.reset();
+
+  // Another process's XDP program is not replaced.
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    auto b = backend::open_backend(std::string("afxdp:") + kDutIf + mode);
+    char c = b ? 'y' : 'n';
+    (void)!write(ready[1], &c, 1);
+    for (;;) pause();
+  }
+  close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  close(ready[0]);
+  EXPECT_EQ(c, 'y');
   auto second = backend::open_backend(std::string("afxdp:") + kDutIf + mode);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
   ASSERT_FALSE(second.has_value());
   EXPECT_EQ(second.status().code(), Errc::BadState);
   EXPECT_NE(second.status().message().find("already attached"), std::string::npos) << second.status().message();
 
   // veth has no AF_XDP zero copy.
-  first.reset();
   auto zc = backend::open_backend(std::string("afxdp:") + kDutIf + ",mode=zc");
   ASSERT_FALSE(zc.has_value());
   EXPECT_EQ(zc.status().code(), Errc::NotSupported);

@@ -25,6 +25,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -570,6 +571,45 @@ class AfxdpBackend final : public Backend {
   std::vector<std::unique_ptr<XskQueue>> queues_;
 };
 
+// One process opens an interface once: a second open of the same
+// interface (an RX spec and a TX spec naming it, as `gnio run` does) shares
+// the sockets; RX and TX of a queue already run on different threads.
+class SharedAfxdp final : public Backend {
+ public:
+  explicit SharedAfxdp(std::shared_ptr<AfxdpBackend> port) : port_(std::move(port)) {}
+  const EthCaps& caps() const override { return port_->caps(); }
+  std::optional<RxMemory> rx_memory(uint16_t queue) const override { return port_->rx_memory(queue); }
+  Result<size_t> rx_burst(uint16_t queue, std::span<RxFrame> out) override { return port_->rx_burst(queue, out); }
+  void rx_release(uint16_t queue, std::span<const RxFrame> frames) override { port_->rx_release(queue, frames); }
+  bool at_end(uint16_t queue) const override { return port_->at_end(queue); }
+  Result<size_t> tx_burst(uint16_t queue, std::span<const TxFrame> frames) override {
+    return port_->tx_burst(queue, frames);
+  }
+  Status flush() override { return port_->flush(); }
+
+ private:
+  std::shared_ptr<AfxdpBackend> port_;
+};
+
+struct OpenPort {
+  Options options;
+  std::weak_ptr<AfxdpBackend> port;
+};
+
+std::mutex& ports_mu() {
+  static std::mutex mu;
+  return mu;
+}
+std::vector<OpenPort>& open_ports() {
+  static std::vector<OpenPort> ports;
+  return ports;
+}
+
+bool same_queues(const Options& a, const Options& b) {
+  return a.queue == b.queue && a.queues == b.queues && a.frame == b.frame && a.ring == b.ring &&
+         a.busy_poll == b.busy_poll && (a.mode == b.mode || b.mode == "auto");
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Backend>> open_afxdp(std::string_view text) {
@@ -596,9 +636,26 @@ Result<std::unique_ptr<Backend>> open_afxdp(std::string_view text) {
   o.frame = *frame == "4096" ? 4096u : 2048u;
   o.ring = static_cast<uint32_t>(*ring);
   o.busy_poll = *busy != 0;
-  auto b = std::make_unique<AfxdpBackend>(std::move(o));
+  std::lock_guard lock(ports_mu());
+  auto& ports = open_ports();
+  std::erase_if(ports, [](const OpenPort& p) { return p.port.expired(); });
+  for (const OpenPort& p : ports) {
+    if (p.options.iface != o.iface) continue;
+    if (!same_queues(p.options, o))
+      return Status(Errc::BadState, Layer::Backend,
+                    "queue spec '" + std::string(text) + "': afxdp:" + o.iface +
+                        " is already open in this process with queue=" + std::to_string(p.options.queue) +
+                        ",queues=" + std::to_string(p.options.queues) + ",mode=" + p.options.mode +
+                        ",frame=" + std::to_string(p.options.frame) + ",ring=" + std::to_string(p.options.ring) +
+                        "; give the same options to share it (RX and TX of one interface), or close it first");
+    auto alive = p.port.lock();
+    if (!alive) continue;  // closing right now
+    return std::unique_ptr<Backend>(std::make_unique<SharedAfxdp>(std::move(alive)));
+  }
+  auto b = std::make_shared<AfxdpBackend>(o);
   GNIO_TRY(b->open());
-  return std::unique_ptr<Backend>(std::move(b));
+  ports.push_back({std::move(o), b});
+  return std::unique_ptr<Backend>(std::make_unique<SharedAfxdp>(std::move(b)));
 }
 
 }  // namespace gnio::backend
