@@ -2,6 +2,7 @@
 // queue to the RX queue of the same index on the same device; "loop:NAME"
 // is one end of a named cable whose other end is the next open of NAME.
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -95,6 +96,33 @@ class LoopBackend final : public Backend {
       out[i].timestamp_ns = held.back().timestamp_ns;
     }
     return n;
+  }
+
+  // Copies each waiting frame straight into the ring; a frame that finds no
+  // room stays first on the wire (lossless).
+  Result<size_t> rx_into(uint16_t queue, RxSink& sink) override {
+    if (queue >= wire_->queues) return bad_queue("RX", queue);
+    WireQueue& wq = *wire_->dir[name_.empty() ? 0 : 1 - end_][queue];
+    const uint32_t max = sink.max_frame();
+    std::lock_guard lock(wq.mu);
+    size_t offered = 0;
+    while (sink.room() > 0 && !wq.frames.empty()) {
+      WireFrame& f = wq.frames.front();
+      const uint32_t size = static_cast<uint32_t>(f.bytes.size());
+      if (size == 0) {
+        sink.drop(DropReason::Empty);
+      } else {
+        const uint32_t len = std::min(size, max);
+        uint8_t* dst = sink.claim(len);
+        if (!dst) break;
+        std::memcpy(dst, f.bytes.data(), len);
+        sink.commit(len, f.timestamp_ns, len < size ? RxFrameTruncated : 0u, len < size ? size : 0u);
+      }
+      wq.spares.push_back(std::move(f.bytes));
+      wq.frames.pop_front();
+      ++offered;
+    }
+    return offered;
   }
 
   bool at_end(uint16_t) const override { return false; }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -156,27 +157,55 @@ class SyntheticBackend final : public Backend {
     caps_.tx_wait_on_time = false;
     caps_.drops_when_full = o.pps > 0;
     if (o.pps > 0) pacer_.emplace(o.pps);
-    // Each flow goes to one queue, as a NIC's RSS indirection would send it.
+    // Each flow goes to one queue, as a NIC's RSS indirection would send
+    // it; the hash (of addresses and ports only, the same for every frame
+    // of the flow) goes with each frame, so the engine need not hash again.
     std::vector<uint8_t> frame;
+    flow_hash_.resize(o.flows);
     for (uint32_t flow = 0; flow < o.flows; ++flow) {
-      uint16_t q = 0;
-      if (o.queues > 1) {
-        frame.assign(header_size(flow_shape(o, flow)) + kSeqBytes, 0);
-        build_frame(o, flow, static_cast<uint32_t>(frame.size()), frame.data());
-        q = static_cast<uint16_t>(dev::rss_hash(frame.data(), static_cast<uint32_t>(frame.size())) % o.queues);
-      }
-      queues_[q].flows.push_back(flow);
+      frame.assign(header_size(flow_shape(o, flow)) + kSeqBytes, 0);
+      build_frame(o, flow, static_cast<uint32_t>(frame.size()), frame.data());
+      flow_hash_[flow] = dev::rss_hash(frame.data(), static_cast<uint32_t>(frame.size()));
+      queues_[o.queues > 1 ? flow_hash_[flow] % o.queues : 0].flows.push_back(flow);
     }
+  }
+
+  // Builds each frame straight into the ring.
+  Result<size_t> rx_into(uint16_t queue, RxSink& sink) override {
+    if (queue >= queues_.size()) return bad_queue(queue);
+    Queue& q = queues_[queue];
+    const uint64_t due = pacer_ ? pacer_->due() : UINT64_MAX;
+    const uint64_t now = realtime_ns();
+    const uint32_t max = sink.max_frame();
+    size_t offered = 0;
+    for (; sink.room() > 0 && !at_end(queue); ++offered) {
+      const uint64_t index = next_index(q);
+      if (index >= due) break;
+      const uint32_t size = frame_size(o_, index);
+      const uint32_t len = std::min(size, max);
+      uint8_t* dst = sink.claim(len);
+      if (!dst && !caps_.drops_when_full) break;  // offered again at the next call
+      if (!dst) {
+        sink.drop(DropReason::RingFull);
+      } else if (len == size) {
+        build_frame(o_, index, size, dst);
+        sink.commit_hashed(len, now, RxFrameRssHash, 0, flow_hash_[index % o_.flows]);
+      } else {
+        // Cut: the checksums cover the whole frame, so build it whole first.
+        q.cut.resize(size);
+        build_frame(o_, index, size, q.cut.data());
+        std::memcpy(dst, q.cut.data(), len);
+        sink.commit_hashed(len, now, RxFrameRssHash | RxFrameTruncated, size, flow_hash_[index % o_.flows]);
+      }
+      advance(q);
+    }
+    return offered;
   }
 
   const EthCaps& caps() const override { return caps_; }
 
   Result<size_t> rx_burst(uint16_t queue, std::span<RxFrame> out) override {
-    if (queue >= queues_.size()) {
-      return Status(Errc::InvalidValue, Layer::Backend,
-                    "synthetic: RX queue " + std::to_string(queue) + " does not exist; this generator has " +
-                        std::to_string(queues_.size()) + " queue(s) (set queues=Q)");
-    }
+    if (queue >= queues_.size()) return bad_queue(queue);
     Queue& q = queues_[queue];
     q.arena.clear();
     uint64_t due = pacer_ ? pacer_->due() : UINT64_MAX;
@@ -188,12 +217,12 @@ class SyntheticBackend final : public Backend {
       uint32_t size = frame_size(o_, index);
       size_t off = q.arena.append(size);
       build_frame(o_, index, size, q.arena.at(off));
+      out[n] = {};
       out[n].len = size;
       out[n].timestamp_ns = now;
-      if (++q.pos == q.flows.size()) {
-        q.pos = 0;
-        ++q.round;
-      }
+      out[n].flags = RxFrameRssHash;
+      out[n].rss_hash = flow_hash_[index % o_.flows];
+      advance(q);
     }
     q.arena.fix_pointers(out.first(n));
     return n;
@@ -217,14 +246,27 @@ class SyntheticBackend final : public Backend {
     uint64_t round = 0;           // next frame: index round * flows + flows[pos]
     size_t pos = 0;
     FrameArena arena;
+    std::vector<uint8_t> cut;  // a frame longer than the ring takes, built whole
   };
 
   uint64_t next_index(const Queue& q) const { return q.round * o_.flows + q.flows[q.pos]; }
+  void advance(Queue& q) const {
+    if (++q.pos == q.flows.size()) {
+      q.pos = 0;
+      ++q.round;
+    }
+  }
+  Status bad_queue(uint16_t queue) const {
+    return Status(Errc::InvalidValue, Layer::Backend,
+                  "synthetic: RX queue " + std::to_string(queue) + " does not exist; this generator has " +
+                      std::to_string(queues_.size()) + " queue(s) (set queues=Q)");
+  }
 
   SyntheticOptions o_;
   EthCaps caps_;
   std::optional<Pacer> pacer_;
   std::vector<Queue> queues_;
+  std::vector<uint32_t> flow_hash_;  // RSS hash of each flow
 };
 
 }  // namespace

@@ -84,6 +84,12 @@ Result<std::unique_ptr<RxEngine>> RxEngine::start(RxqImpl& q) {
   return e;
 }
 
+Result<std::unique_ptr<RxEngine>> RxEngine::create_unattached(RxqImpl& q) {
+  std::unique_ptr<RxEngine> e(new RxEngine(q));
+  GNIO_TRY(e->allocate());
+  return e;
+}
+
 RxEngine::~RxEngine() {
   stop();
 #if GNIO_HAVE_CUDA

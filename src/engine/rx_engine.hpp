@@ -37,6 +37,9 @@ class RxEngine final : public backend::RxSink {
  public:
   // Allocates the ring and hands the engine to its engine thread.
   static Result<std::unique_ptr<RxEngine>> start(RxqImpl& q);
+  // Allocates the ring but runs on no thread: the caller calls poll()
+  // (benchmarks of the engine's own cost).
+  static Result<std::unique_ptr<RxEngine>> create_unattached(RxqImpl& q);
   ~RxEngine() override;
 
   // Takes the engine off its thread; the ring stays until destruction.
