@@ -339,11 +339,12 @@ TEST_P(AfxdpNet, AnswersPeerPingFromTheUmem) {
   }
 }
 
-// Several queues: the peer's flows spread over them, each flow on one queue.
+// Several queues (busy polling on): the peer's flows spread over them,
+// each flow on one queue.
 TEST_P(AfxdpNet, SpreadsFlowsOverQueuesOneQueuePerFlow) {
   constexpr uint32_t kQueues = 4, kFlows = 16, kPerFlow = 40;
   ASSERT_NO_FATAL_FAILURE(make(kQueues));
-  OPEN_OR_SKIP(b, ",queues=4,ring=256");
+  OPEN_OR_SKIP(b, ",queues=4,ring=256,busy_poll=1");
   ASSERT_EQ(b->caps().max_rx_queues, kQueues);
   Status sender_status;
   std::thread sender([&] {
