@@ -223,6 +223,28 @@ TEST_F(DrivenTxEngine, MixedPayloadsKeepTheirOrderAndMappedOnesAreNotCopied) {
   EXPECT_EQ(received(), want);
 }
 
+TEST_F(DrivenTxEngine, PayloadsStagedByTheDeviceAreNotCopiedByTheEngine) {
+  uint8_t* mem = alloc(8192, MemKind::Gpu);
+  ASSERT_NE(mem, nullptr);
+  const std::vector<uint32_t> lens = {64, 1500, 17, 2048, 100};  // aligned and not, whole chunks and not
+  const std::vector<uint32_t> offsets = {0, 128, 1701, 2048, 4099};
+  std::vector<Bytes> want;
+  for (size_t i = 0; i < lens.size(); ++i) {
+    want.push_back(pattern(static_cast<uint32_t>(i), lens[i]));
+    std::memcpy(mem + offsets[i], want.back().data(), lens[i]);
+  }
+  dev::TxBatch b = txq_.reserve<Scope::Thread>(static_cast<uint32_t>(lens.size()));
+  ASSERT_EQ(b.status(), dev::Status::Success);
+  for (uint32_t i = 0; i < lens.size(); ++i) b.stage(i, mem + offsets[i], lens[i]);
+  txq_.commit<Scope::Thread>(b);
+  txq_.push();
+  EXPECT_EQ(q_.engine->poll(), lens.size());
+  EXPECT_EQ(q_.engine->copy_stats().copies, 0u);
+  EXPECT_EQ(q_.engine->copy_stats().payloads, 0u);
+  EXPECT_EQ(received(), want);
+  EXPECT_EQ(txq_.completion_errors(), 0u);
+}
+
 TEST_F(DrivenTxEngine, AFullArenaSplitsTheBurstNeverAPacket) {
   // Full-size packets with 4000-byte holes between them: one copy each way
   // would be cheaper in bytes, the plan merges them and runs out of arena.
@@ -290,7 +312,7 @@ GNIO_HD inline uint8_t frame_byte(uint32_t i, uint32_t j) {
 
 // Writes frame i into stride i of a device-memory buffer and sends bursts
 // from there, as an echo of RX strides in place does; every seventh frame
-// goes through its staging slot instead.
+// the kernel copies into its staging slot instead (TxBatch::stage).
 struct DeviceSendKernel {
   dev::Txq txq;
   uint8_t* strides;  // MemKind::Gpu, n * kStride bytes
@@ -307,11 +329,10 @@ struct DeviceSendKernel {
       if (b.status() != dev::Status::Success) return;
       for (uint32_t k = 0; k < count; ++k) {
         const uint32_t i = first + k;
-        const bool staged = i % 7 == 3;
-        uint8_t* p = staged ? b.staging(k) : strides + static_cast<uint64_t>(i) * kStride;
+        uint8_t* p = strides + static_cast<uint64_t>(i) * kStride;
         for (uint32_t j = 0; j < frame_len(i); ++j) p[j] = frame_byte(i, j);
-        if (staged)
-          b.set_staged(k, frame_len(i));
+        if (i % 7 == 3)
+          b.stage(k, p, frame_len(i));
         else
           b.set(k, p, frame_len(i));
       }
