@@ -155,5 +155,26 @@ TEST(Loop, ConcurrentProducerAndConsumerLoseNothing) {
   EXPECT_TRUE(receive(*b, 0).empty());
 }
 
+// rx_into copies waiting frames straight into the ring; one that finds no
+// room stays first on the wire and comes next.
+TEST(Loop, RxIntoKeepsAFrameWithoutRoomOnTheWire) {
+  auto b = open_ok("loop:");
+  std::vector<std::vector<uint8_t>> frames;
+  std::vector<TxFrame> tx;
+  for (uint32_t i = 0; i < 10; ++i) frames.push_back(std::vector<uint8_t>(60 + i, static_cast<uint8_t>(i)));
+  for (const auto& f : frames) tx.push_back({f.data(), static_cast<uint32_t>(f.size()), 0});
+  ASSERT_EQ(b->tx_burst(0, tx).value(), 10u);
+  testing::VectorSink sink(4, 64);
+  EXPECT_EQ(b->rx_into(0, sink).value(), 4u);
+  sink.set_capacity(10);
+  EXPECT_EQ(b->rx_into(0, sink).value(), 6u);
+  ASSERT_EQ(sink.frames.size(), 10u);
+  for (uint32_t i = 0; i < 10; ++i) {
+    const size_t len = std::min<size_t>(frames[i].size(), 64);
+    EXPECT_EQ(sink.frames[i].bytes, std::vector<uint8_t>(frames[i].begin(), frames[i].begin() + len)) << i;
+    EXPECT_EQ((sink.frames[i].flags & RxFrameTruncated) != 0, frames[i].size() > 64) << i;
+  }
+}
+
 }  // namespace
 }  // namespace gnio::backend

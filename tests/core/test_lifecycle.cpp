@@ -219,6 +219,8 @@ TEST(Engine, FullRingDropsAtTheNicAndCountsExactly) {
   const RxqStats st = q->stats();
   EXPECT_EQ(st.packets, 64u);  // one stride per packet, nothing released
   EXPECT_EQ(st.rx_missed, 936u);
+  EXPECT_EQ(st.dropped[static_cast<size_t>(DropReason::RingFull)], 936u);
+  EXPECT_EQ(st.offered, 1000u);
   EXPECT_EQ(st.released, 0u);
   EXPECT_FALSE(q->at_end());  // delivered packets were never released
 }
@@ -252,6 +254,38 @@ TEST(Engine, CorruptCaptureStopsTheSourceWithFileAndOffset) {
   EXPECT_TRUE(contains(s, "truncated.pcap"));
   EXPECT_TRUE(contains(s, "offset"));
   EXPECT_EQ(q->stats().errors, 1u);
+}
+
+TEST(EthQueue, MaxPacketSizeDefaultsToWhatTheBackendDelivers) {
+  auto dev = EthDevice::open("synthetic:count=10");
+  ASSERT_TRUE(dev.has_value());
+  auto q = dev->create_rxq(0);
+  EXPECT_EQ(q->max_packet_size(), dev->caps().max_packet_size);  // the default ring holds it twice
+  ASSERT_TRUE(q->set_num_strides(64));
+  ASSERT_TRUE(q->set_stride_size(128));
+  EXPECT_EQ(q->max_packet_size(), 64u * 128 / 2);  // a small ring: half of it
+  ASSERT_TRUE(q->set_max_packet_size(1500));
+  EXPECT_EQ(q->max_packet_size(), 1500u);
+  const RxOffloads off = q->rx_offloads();
+  EXPECT_FALSE(off.packet_type || off.checksum || off.rss_hash);
+}
+
+TEST(EthQueue, EnginePlacementInTheSpecIsCheckedAndNotSeenByTheBackend) {
+  for (const char* bad : {"synthetic:count=10,threads=0", "synthetic:count=10,cores=x", "synthetic:count=10,cores=3-1",
+                          "loop:,poll=sometimes"}) {
+    auto dev = EthDevice::open(bad);
+    ASSERT_FALSE(dev.has_value()) << bad;
+    EXPECT_EQ(dev.status().code(), Errc::InvalidValue) << bad;
+    EXPECT_NE(dev.status().message().find("is not valid"), std::string::npos) << dev.status().to_string();
+  }
+  for (const char* good : {"synthetic:count=10,threads=2,queues=2", "synthetic:cores=0:1,count=10",
+                           "loop:,poll=busy", "loop:cable,threads=1"}) {
+    auto dev = EthDevice::open(good);
+    EXPECT_TRUE(dev.has_value()) << good << ": " << dev.status().to_string();
+    if (dev) {
+      EXPECT_EQ(dev->spec(), good);
+    }
+  }
 }
 
 }  // namespace
