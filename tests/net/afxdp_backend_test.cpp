@@ -82,10 +82,18 @@ class AfxdpNet : public ::testing::TestWithParam<std::string> {
   std::atomic<uint32_t> received_{0};
 };
 
-// Waits (up to 2 s) until the receiver has counted all but `window` of `sent`.
-void wait_window(const std::atomic<uint32_t>& received, uint32_t sent, uint32_t window) {
+// Waits until the receiver has counted all but `window` of `sent`; a
+// Timeout status when it counted nothing more for 2 s (frames were lost).
+Status wait_window(const std::atomic<uint32_t>& received, uint32_t sent, uint32_t window) {
   const auto deadline = Clock::now() + std::chrono::seconds(2);
-  while (received.load() + window < sent && Clock::now() < deadline) usleep(50);
+  while (received.load() + window < sent) {
+    if (Clock::now() > deadline)
+      return Status(Errc::Timeout, Layer::App,
+                    "the receiver counted " + std::to_string(received.load()) + " of " + std::to_string(sent) +
+                        " datagrams sent and nothing more for 2 s");
+    usleep(50);
+  }
+  return Status::ok();
 }
 
 #define OPEN_OR_SKIP(var, options)            \
@@ -125,7 +133,7 @@ TEST_P(AfxdpNet, ReceivesPeerUdpExactly) {
         sent.fetch_add(1);
         // A wire has no flow control: the sender keeps at most a window in
         // flight, so that a busy test machine cannot empty the 64-frame ring.
-        wait_window(received, i + 1, 32);
+        GNIO_TRY(wait_window(received, i + 1, 32));
       }
       close(fd);
       return Status::ok();
@@ -366,7 +374,7 @@ TEST_P(AfxdpNet, SpreadsFlowsOverQueuesOneQueuePerFlow) {
           if (send(fds[f], p.data(), p.size(), 0) != 100)
             return Status(Errc::IoError, Layer::App, std::string("send: ") + std::strerror(errno));
         }
-        wait_window(received_, (i + 1) * kFlows, 2 * kFlows);
+        GNIO_TRY(wait_window(received_, (i + 1) * kFlows, 2 * kFlows));
       }
       for (int fd : fds) close(fd);
       return Status::ok();
