@@ -2,6 +2,8 @@
 // there is one) queue id. The level comes from GNIO_LOG_LEVEL
 // (error|warn|info|debug|trace, default warn) or set_level(); the line goes
 // to stderr unless the application installs its own sink.
+// (Not gnio::log: with `using namespace gnio` a namespace named log would
+// make ::log ambiguous in the code nvcc generates.)
 #pragma once
 
 #include <atomic>
@@ -14,7 +16,7 @@
 
 #include "gnio/status.hpp"
 
-namespace gnio::log {
+namespace gnio::logging {
 
 enum class Level : int { Error = 0, Warn = 1, Info = 2, Debug = 3, Trace = 4 };
 
@@ -71,4 +73,4 @@ class RateLimit {
   std::atomic<uint64_t> suppressed_total_{0};
 };
 
-}  // namespace gnio::log
+}  // namespace gnio::logging

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <mutex>
 
-namespace gnio::log {
+namespace gnio::logging {
 
 namespace {
 constexpr std::array<std::string_view, 5> kNames{"error", "warn", "info", "debug", "trace"};
@@ -96,11 +96,11 @@ void RateLimit::write(Level level, std::string_view component, int queue, std::s
   }
   const uint64_t skipped = suppressed_pending_.exchange(0, std::memory_order_relaxed);
   if (skipped == 0) {
-    log::write(level, component, queue, message);
+    logging::write(level, component, queue, message);
     return;
   }
-  log::write(level, component, queue,
+  logging::write(level, component, queue,
              std::string(message) + " (" + std::to_string(skipped) + " similar lines suppressed)");
 }
 
-}  // namespace gnio::log
+}  // namespace gnio::logging

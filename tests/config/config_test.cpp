@@ -96,7 +96,7 @@ TEST(BadConfig, SpecKeysOutOfRangeOrUnknown) {
 
 TEST(BadConfig, ObservabilityOptions) {
   const Row rows[] = {
-      {"log level", [] { return status_of(log::parse_level("loud")); }, "loud", "trace"},
+      {"log level", [] { return status_of(logging::parse_level("loud")); }, "loud", "trace"},
       {"metrics port", [] { return status_of(metrics::parse_endpoint("127.0.0.1:70000")); }, "70000", "0..65535"},
       {"metrics bind", [] { return status_of(metrics::Server::start("0.0.0.0:0", {})); }, "0.0.0.0", "127.0.0.1"},
   };

@@ -41,9 +41,9 @@ TEST(Hang, StalledBlockWithPacketsWaitingIsReportedWithItsStage) {
   GNIO_OPEN_TEST_GPU(gpu);
   std::mutex mu;
   std::vector<std::string> lines;
-  log::set_sink([&](const log::Event& e) {
+  logging::set_sink([&](const logging::Event& e) {
     std::lock_guard lock(mu);
-    lines.push_back(log::format(e));
+    lines.push_back(logging::format(e));
   });
   Rig rig;
   open_rig(rig, gpu, "synthetic:count=20000,size=64-256,queues=2,seed=4", 64);
@@ -84,7 +84,7 @@ TEST(Hang, StalledBlockWithPacketsWaitingIsReportedWithItsStage) {
     }
     EXPECT_EQ(hung_lines, 1u);
   }
-  log::set_sink({});
+  logging::set_sink({});
 
   // The metric says the same.
   metrics::Writer w;

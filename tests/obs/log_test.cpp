@@ -20,22 +20,22 @@ struct Captured {
 class LogCapture : public ::testing::Test {
  protected:
   void SetUp() override {
-    saved_ = log::level();
-    log::set_sink([this](const log::Event& e) {
+    saved_ = logging::level();
+    logging::set_sink([this](const logging::Event& e) {
       std::lock_guard lock(c_.mu);
-      c_.lines.push_back(log::format(e));
+      c_.lines.push_back(logging::format(e));
     });
   }
   void TearDown() override {
-    log::set_sink({});
-    log::set_level(saved_);
+    logging::set_sink({});
+    logging::set_level(saved_);
   }
   std::vector<std::string> lines() {
     std::lock_guard lock(c_.mu);
     return c_.lines;
   }
   Captured c_;
-  log::Level saved_{};
+  logging::Level saved_{};
 };
 
 }  // namespace
@@ -43,12 +43,12 @@ class LogCapture : public ::testing::Test {
 TEST(Log, ParsesEveryLevelNameAndRejectsOthers) {
   const char* names[] = {"error", "warn", "info", "debug", "trace"};
   for (int i = 0; i < 5; ++i) {
-    auto l = log::parse_level(names[i]);
+    auto l = logging::parse_level(names[i]);
     ASSERT_TRUE(l) << names[i];
     EXPECT_EQ(static_cast<int>(*l), i);
-    EXPECT_EQ(log::level_name(*l), names[i]);
+    EXPECT_EQ(logging::level_name(*l), names[i]);
   }
-  auto bad = log::parse_level("verbose");
+  auto bad = logging::parse_level("verbose");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.status().code(), Errc::InvalidValue);
   EXPECT_NE(bad.status().message().find("'verbose'"), std::string::npos);
@@ -56,39 +56,39 @@ TEST(Log, ParsesEveryLevelNameAndRejectsOthers) {
 }
 
 TEST_F(LogCapture, SinkGetsComponentQueueAndOnlyEnabledLevels) {
-  log::set_level(log::Level::Info);
-  log::write(log::Level::Warn, "rx-engine", 3, "ring full");
-  log::write(log::Level::Debug, "rx-engine", 3, "not shown at info");
-  log::info("kernel", "launched");
+  logging::set_level(logging::Level::Info);
+  logging::write(logging::Level::Warn, "rx-engine", 3, "ring full");
+  logging::write(logging::Level::Debug, "rx-engine", 3, "not shown at info");
+  logging::info("kernel", "launched");
   auto got = lines();
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0], "gnio warn [rx-engine q=3] ring full");
   EXPECT_EQ(got[1], "gnio info [kernel] launched");
-  log::set_level(log::Level::Trace);
-  log::trace("tx-engine", "per packet");
+  logging::set_level(logging::Level::Trace);
+  logging::trace("tx-engine", "per packet");
   ASSERT_EQ(lines().size(), 3u);
   EXPECT_EQ(lines()[2], "gnio trace [tx-engine] per packet");
 }
 
 TEST_F(LogCapture, RateLimitPassesAFewLinesPerSecondAndCountsTheRest) {
-  log::set_level(log::Level::Warn);
-  log::RateLimit limit(5);
-  for (int i = 0; i < 100; ++i) limit.write(log::Level::Warn, "rx-engine", 0, "malformed frame");
+  logging::set_level(logging::Level::Warn);
+  logging::RateLimit limit(5);
+  for (int i = 0; i < 100; ++i) limit.write(logging::Level::Warn, "rx-engine", 0, "malformed frame");
   EXPECT_EQ(lines().size(), 5u);
   EXPECT_EQ(limit.suppressed(), 95u);
   // A disabled level neither logs nor counts.
-  limit.write(log::Level::Debug, "rx-engine", 0, "hidden");
+  limit.write(logging::Level::Debug, "rx-engine", 0, "hidden");
   EXPECT_EQ(limit.suppressed(), 95u);
 }
 
 TEST_F(LogCapture, RateLimitReportsSuppressedLinesInTheNextWindow) {
-  log::set_level(log::Level::Warn);
-  log::RateLimit limit(1);
-  limit.write(log::Level::Warn, "x", 1, "a");
-  limit.write(log::Level::Warn, "x", 1, "b");
-  limit.write(log::Level::Warn, "x", 1, "c");
+  logging::set_level(logging::Level::Warn);
+  logging::RateLimit limit(1);
+  limit.write(logging::Level::Warn, "x", 1, "a");
+  limit.write(logging::Level::Warn, "x", 1, "b");
+  limit.write(logging::Level::Warn, "x", 1, "c");
   std::this_thread::sleep_for(std::chrono::milliseconds(1050));
-  limit.write(log::Level::Warn, "x", 1, "d");
+  limit.write(logging::Level::Warn, "x", 1, "d");
   auto got = lines();
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0], "gnio warn [x q=1] a");

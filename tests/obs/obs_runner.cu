@@ -44,9 +44,9 @@ int fail(const Status& s) {
 
 int run(const Options& o) {
   if (!o.log_level.empty()) {
-    auto lvl = log::parse_level(o.log_level);
+    auto lvl = logging::parse_level(o.log_level);
     if (!lvl) return fail(lvl.status());
-    log::set_level(*lvl);
+    logging::set_level(*lvl);
   }
   StopSignal::install();
   if (!o.snapshot_dir.empty()) {
