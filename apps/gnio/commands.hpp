@@ -12,5 +12,7 @@ void add_doctor_command(CLI::App& app);
 void add_diagnose_command(CLI::App& app);
 // `gnio top` (cmd_top.cpp)
 void add_top_command(CLI::App& app);
+// `gnio run packet-processing` (run/cmd_run.cpp)
+void add_run_command(CLI::App& app);
 
 }  // namespace gnio::cli

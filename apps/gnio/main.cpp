@@ -24,12 +24,14 @@ int main(int argc, char** argv) {
       "  gnio doctor                      is this host ready? (exit 1 on any FAIL)\n"
       "  gnio caps --nic synthetic:count=10 --gpu auto\n"
       "  gnio diagnose NOT_SUPPORTED      what an error code means and what to check\n"
+      "  gnio run packet-processing --rx pcap:data/captures/dns.pcap   the reference application\n"
       "Run 'gnio SUBCOMMAND --help' for each subcommand's options.");
 
   gnio::cli::add_caps_command(app);
   gnio::cli::add_doctor_command(app);
   gnio::cli::add_diagnose_command(app);
   gnio::cli::add_top_command(app);
+  gnio::cli::add_run_command(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,428 @@
+// `gnio run packet-processing`: the reference application. One persistent
+// kernel per GPU receives from every RX queue, classifies each packet in
+// place, keeps a flow table in GPU memory, hands DNS/HTTP/TLS records to
+// the host through a semaphore and answers echo/ARP/ND/UDP-echo requests
+// zero-copy through the TX queue. The host side polls in one place
+// (progress, records, flow snapshots) and stops in one place (exit flag,
+// drain, flush, summary).
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../commands.hpp"
+#include "../options.hpp"
+#include "gnio/capabilities.hpp"
+#include "gnio/gpu_queue.hpp"
+#include "pp_kernel.hpp"
+#include "report.hpp"
+
+namespace gnio::cli {
+
+namespace {
+
+using namespace std::chrono_literals;
+using gnio::app::RunResult;
+using gnio::dev::app::FlowEntry;
+using gnio::dev::app::Record;
+
+constexpr int kExitSkip = 77;
+constexpr uint32_t kRecordItems = 1024;
+
+struct RunOptions {
+  std::string rx;
+  std::string tx;
+  std::string gpu = "auto";
+  uint32_t queues = 1;
+  double duration_s = 0;
+  uint64_t count = 0;
+  std::string json_out;
+  std::string flows_out;
+  double flows_interval_s = 0;
+  uint32_t top = 10;
+  std::vector<std::string> ips;
+  std::string mac;
+  uint16_t udp_echo = 0;
+  std::string print;
+  std::string mem = "gpu";
+  uint32_t block = 256, burst = 64, strides = 8192, flow_slots = 65536;
+  bool require_gpu = false, quiet = false;
+};
+
+std::atomic<int> g_signals{0};
+
+extern "C" void on_signal(int) {
+  // First signal: clean stop with a summary; second: leave now.
+  if (g_signals.fetch_add(1) >= 1) _exit(130);
+}
+
+int fail(const std::string& what, const Status& s) {
+  std::fprintf(stderr, "gnio run packet-processing: %s: %s\n", what.c_str(), s.to_string().c_str());
+  return 2;
+}
+
+int usage(const std::string& msg) {
+  std::fprintf(stderr, "gnio run packet-processing: %s\n", msg.c_str());
+  return 2;
+}
+
+bool parse_mac(const std::string& s, uint8_t (&mac)[6]) {
+  unsigned v[6];
+  if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6) return false;
+  for (int i = 0; i < 6; ++i) {
+    if (v[i] > 255) return false;
+    mac[i] = static_cast<uint8_t>(v[i]);
+  }
+  return true;
+}
+
+std::optional<std::string> parse_replies(const RunOptions& o, dev::app::ReplyConfig& c) {
+  for (const std::string& ip : o.ips) {
+    if (c.ipv4_count < c.kMaxAddrs && inet_pton(AF_INET, ip.c_str(), c.ipv4[c.ipv4_count]) == 1) {
+      ++c.ipv4_count;
+    } else if (c.ipv6_count < c.kMaxAddrs && inet_pton(AF_INET6, ip.c_str(), c.ipv6[c.ipv6_count]) == 1) {
+      ++c.ipv6_count;
+    } else {
+      return "--ip " + ip + " is not an IPv4 or IPv6 address (or more than 4 of a family were given)";
+    }
+  }
+  if (!o.mac.empty()) {
+    if (!parse_mac(o.mac, c.mac)) return "--mac " + o.mac + " is not a MAC address like 02:00:00:00:00:01";
+    c.has_mac = true;
+  }
+  c.udp_echo_port = o.udp_echo;
+  return std::nullopt;
+}
+
+void print_record(const Record& r) {
+  const nlohmann::json j = app::record_json(r);
+  if (r.kind == dev::app::kRecordDns) {
+    std::printf("dns  %s:%u -> %s:%u %s %s type %u rcode %u\n", j["src"].get<std::string>().c_str(), r.sport,
+                j["dst"].get<std::string>().c_str(), r.dport, r.response ? "response" : "query", r.name, r.qtype,
+                r.rcode);
+  } else if (r.kind == dev::app::kRecordHttp) {
+    std::printf("http %s:%u -> %s:%u %s %s%s (host %s)\n", j["src"].get<std::string>().c_str(), r.sport,
+                j["dst"].get<std::string>().c_str(), r.dport, r.method, r.path, r.path_cut ? "..." : "", r.name);
+  } else {
+    std::printf("tls  %s:%u -> %s:%u sni %s\n", j["src"].get<std::string>().c_str(), r.sport,
+                j["dst"].get<std::string>().c_str(), r.dport, r.name);
+  }
+}
+
+// The records the kernel made ready since the last call, in order.
+struct RecordReader {
+  GpuSemaphore* sem;
+  uint64_t* consumed;  // GpuCpu, read by the kernel
+  uint64_t next = 0;
+  bool print_dns = false, print_http = false, print_tls = false;
+
+  void drain(std::vector<Record>& out) {
+    while (sem->status(static_cast<uint32_t>(next % sem->handle().count())) == dev::SemStatus::Ready) {
+      const uint32_t item = static_cast<uint32_t>(next % sem->handle().count());
+      Record r;
+      std::memcpy(&r, sem->payload(item), sizeof(r));
+      sem->set_status(item, dev::SemStatus::Free);
+      ++next;
+      dev::store_release(consumed, next);
+      if ((r.kind == dev::app::kRecordDns && print_dns) || (r.kind == dev::app::kRecordHttp && print_http) ||
+          (r.kind == dev::app::kRecordTls && print_tls))
+        print_record(r);
+      out.push_back(r);
+    }
+  }
+};
+
+int run_packet_processing(const RunOptions& o) {
+  if (o.rx.empty()) return usage("--rx SPEC is required, e.g. --rx pcap:data/captures/ping.pcap");
+  if (o.queues == 0 || o.queues > app::PpArgs::kMaxQueues)
+    return usage("--queues " + std::to_string(o.queues) + " is out of range 1.." +
+                 std::to_string(app::PpArgs::kMaxQueues));
+  if (o.flow_slots == 0 || (o.flow_slots & (o.flow_slots - 1)) != 0)
+    return usage("--flow-slots " + std::to_string(o.flow_slots) + " must be a power of two");
+  if (o.mem != "gpu" && o.mem != "host") return usage("--mem must be gpu or host (got " + o.mem + ")");
+  app::PpArgs args;
+  if (auto err = parse_replies(o, args.replies)) return usage(*err);
+  if ((args.replies.ipv4_count || args.replies.ipv6_count) && !args.replies.has_mac && !o.tx.empty())
+    std::fprintf(stderr, "gnio run packet-processing: note: without --mac, ARP and neighbour solicitations are "
+                         "not answered (echo replies are)\n");
+
+  auto gpu = Gpu::open(o.gpu);
+  if (!gpu && o.gpu == "auto") {
+    if (o.require_gpu) {
+      std::printf("SKIP: %s\n", gpu.status().message().c_str());
+      return kExitSkip;
+    }
+    std::printf("gnio: no CUDA GPU here; running on the emulated device (the same kernel code on CPU threads)\n");
+    gpu = Gpu::open("cpu");
+  }
+  if (!gpu) return fail("opening GPU " + o.gpu, gpu.status());
+
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+
+  // Layer 1: the Ethernet queues, configured and started.
+  auto rx_dev = EthDevice::open(o.rx);
+  if (!rx_dev) return fail("opening --rx " + o.rx, rx_dev.status());
+  std::vector<EthRxq> rxqs;
+  for (uint32_t q = 0; q < o.queues; ++q) {
+    auto rxq = rx_dev->create_rxq(static_cast<uint16_t>(q));
+    if (!rxq) return fail("creating RX queue " + std::to_string(q), rxq.status());
+    for (Status s : {rxq->set_num_strides(o.strides), rxq->set_stride_size(2048), rxq->set_burst_size(o.burst),
+                     rxq->set_ring_mem(o.mem == "gpu" ? RingMem::Gpu : RingMem::Host), rxq->set_gpu(*gpu),
+                     rxq->start()})
+      if (!s) return fail("configuring RX queue " + std::to_string(q), s);
+    rxqs.push_back(std::move(*rxq));
+  }
+  std::optional<EthDevice> tx_dev;
+  std::optional<EthTxq> txq;
+  if (!o.tx.empty()) {
+    auto d = EthDevice::open(o.tx);
+    if (!d) return fail("opening --tx " + o.tx, d.status());
+    tx_dev = std::move(*d);
+    auto t = tx_dev->create_txq(0);
+    if (!t) return fail("creating the TX queue", t.status());
+    for (Status s : {t->set_depth(1024), t->set_gpu(*gpu), t->start()})
+      if (!s) return fail("configuring the TX queue", s);
+    txq = std::move(*t);
+  }
+  // Layer 3: GPU handles of the started queues.
+  std::vector<GpuRxq> grxqs;
+  for (uint32_t q = 0; q < o.queues; ++q) {
+    auto g = GpuRxq::create(*gpu, rxqs[q]);
+    if (!g) return fail("GPU handle of RX queue " + std::to_string(q), g.status());
+    args.rxq[q] = g->handle();
+    grxqs.push_back(std::move(*g));
+  }
+  args.queues = o.queues;
+  std::optional<GpuTxq> gtxq;
+  if (txq) {
+    auto g = GpuTxq::create(*gpu, *txq);
+    if (!g) return fail("GPU handle of the TX queue", g.status());
+    args.txq = g->handle();
+    args.tx = true;
+    gtxq = std::move(*g);
+  }
+  auto records = GpuSemaphore::create(*gpu, kRecordItems, sizeof(Record));
+  if (!records) return fail("creating the record semaphore", records.status());
+  auto counters = gpu->alloc(app::counter::kCount * sizeof(uint64_t), MemKind::GpuCpu);
+  auto flows = gpu->alloc(size_t{o.flow_slots} * sizeof(FlowEntry), MemKind::GpuCpu);
+  auto indices = gpu->alloc(2 * sizeof(uint64_t), MemKind::GpuCpu);
+  for (auto* m : {&counters, &flows, &indices})
+    if (!*m) return fail("allocating GPU memory", m->status());
+  std::memset(counters->host_ptr(), 0, counters->size());
+  std::memset(flows->host_ptr(), 0, flows->size());
+  std::memset(indices->host_ptr(), 0, indices->size());
+  args.counters = static_cast<uint64_t*>(counters->device_ptr());
+  args.flows = {static_cast<FlowEntry*>(flows->device_ptr()), o.flow_slots - 1};
+  args.records = records->handle();
+  args.record_claim = static_cast<uint64_t*>(indices->device_ptr());
+  args.record_consumed = static_cast<uint64_t*>(indices->device_ptr()) + 1;
+  args.burst = o.burst;
+
+  const bool tty = isatty(STDOUT_FILENO) && !o.quiet;
+  std::printf("gnio run packet-processing: rx %s, tx %s, %u queue(s) on %s (%s)\n", o.rx.c_str(),
+              o.tx.empty() ? "none (no replies)" : o.tx.c_str(), o.queues, gpu->bus_id().c_str(),
+              gpu->emulated() ? "emulated device" : gpu->info().name.c_str());
+  std::fflush(stdout);
+
+  LaunchConfig cfg;
+  cfg.grid = o.queues;
+  cfg.block = gpu->emulated() ? 1u : o.block;
+  cfg.name = "packet_processing";
+  const auto start = std::chrono::steady_clock::now();
+  auto kernel = app::launch_packet_processing(*gpu, cfg, args);
+  if (!kernel) return fail("launching the kernel", kernel.status());
+
+  RunResult result;
+  RecordReader reader{&*records, static_cast<uint64_t*>(indices->host_ptr()) + 1};
+  for (size_t pos = 0; pos <= o.print.size();) {
+    const size_t comma = std::min(o.print.find(',', pos), o.print.size());
+    const std::string what = o.print.substr(pos, comma - pos);
+    reader.print_dns |= what == "dns";
+    reader.print_http |= what == "http";
+    reader.print_tls |= what == "tls" || what == "sni";
+    pos = comma + 1;
+  }
+  std::ofstream flows_file;
+  const bool flows_csv = o.flows_out.size() >= 4 && o.flows_out.compare(o.flows_out.size() - 4, 4, ".csv") == 0;
+  if (!o.flows_out.empty()) {
+    flows_file.open(o.flows_out);
+    if (!flows_file) return usage("cannot write --flows-out " + o.flows_out + ": check the folder and permissions");
+    if (flows_csv) flows_file << app::csv_header();
+  }
+  uint64_t snapshot = 0;
+  auto export_flows = [&](double at_s) {
+    if (!flows_file.is_open()) return;
+    auto list = app::sorted_flows(static_cast<const FlowEntry*>(flows->host_ptr()), o.flow_slots);
+    for (const FlowEntry& e : list) {
+      if (flows_csv) {
+        flows_file << app::flow_csv(e, snapshot, at_s);
+      } else {
+        nlohmann::json j = app::flow_json(e);
+        j["snapshot"] = snapshot;
+        j["at_s"] = at_s;
+        flows_file << j.dump() << "\n";
+      }
+    }
+    ++snapshot;
+  };
+
+  // The one polling place: records, progress, flow snapshots, stop checks.
+  const uint64_t* live = static_cast<const uint64_t*>(counters->host_ptr());
+  auto last_progress = start, last_flows = start;
+  std::string stop_reason = "end of input";
+  for (;;) {
+    reader.drain(result.records);
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start).count();
+    bool at_end = true;
+    for (const EthRxq& q : rxqs) at_end = at_end && q.at_end();
+    if (at_end) break;
+    if (g_signals.load() > 0) {
+      stop_reason = "signal";
+      break;
+    }
+    if (o.duration_s > 0 && elapsed >= o.duration_s) {
+      stop_reason = "duration";
+      break;
+    }
+    if (o.count > 0 && kernel->totals().packets >= o.count) {
+      stop_reason = "count";
+      break;
+    }
+    if (o.flows_interval_s > 0 && std::chrono::duration<double>(now - last_flows).count() >= o.flows_interval_s) {
+      export_flows(elapsed);
+      last_flows = now;
+    }
+    if (tty && now - last_progress >= 250ms) {
+      const KernelTotals t = kernel->totals();
+      uint64_t missed = 0;
+      for (const EthRxq& q : rxqs) missed += q.stats().rx_missed;
+      std::printf("\r%llu pkts  %.3f Mpps  %.3f Gbit/s  drops %llu  ipv4 %llu ipv6 %llu tcp %llu udp %llu dns %llu "
+                  "http %llu   ",
+                  (unsigned long long)t.packets, t.packets / elapsed / 1e6, t.bytes * 8.0 / elapsed / 1e9,
+                  (unsigned long long)missed, (unsigned long long)live[app::counter::kProto + dev::app::kIpv4],
+                  (unsigned long long)live[app::counter::kProto + dev::app::kIpv6],
+                  (unsigned long long)live[app::counter::kProto + dev::app::kTcp],
+                  (unsigned long long)live[app::counter::kProto + dev::app::kUdp],
+                  (unsigned long long)live[app::counter::kProto + dev::app::kDns],
+                  (unsigned long long)live[app::counter::kProto + dev::app::kHttpRequest]);
+      std::fflush(stdout);
+      last_progress = now;
+    }
+    std::this_thread::sleep_for(1ms);
+  }
+
+  // The one stop path: exit flag, drain, flush, summary.
+  result.info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Status stopped = kernel->stop();
+  reader.drain(result.records);
+  if (tty) std::printf("\n");
+  if (!stopped) return fail("stopping the kernel", stopped);
+  const uint64_t claimed = static_cast<const uint64_t*>(indices->host_ptr())[0];
+  result.records_lost = claimed - reader.next - live[app::counter::kRecordsDropped];
+  for (const EthRxq& q : rxqs) {
+    if (Status s = q.source_status(); !s) return fail("reading --rx " + o.rx, s);
+    result.rx.push_back(q.stats());
+  }
+  if (txq) {
+    // The GPU handle goes first: a queue exposed to a GPU does not stop.
+    if (Status s = gtxq->destroy(); !s) return fail("releasing the TX queue's GPU handle", s);
+    if (Status s = txq->stop(); !s) return fail("flushing the TX queue", s);
+    result.tx = txq->stats();
+  }
+  result.counters.assign(live, live + app::counter::kCount);
+  result.flows = app::sorted_flows(static_cast<const FlowEntry*>(flows->host_ptr()), o.flow_slots);
+  result.kernel = kernel->totals();
+  export_flows(result.info.seconds);
+  flows_file.close();
+  result.info.rx = o.rx;
+  result.info.tx = o.tx;
+  result.info.gpu = gpu->bus_id();
+  result.info.device = gpu->emulated() ? "emulated" : gpu->info().name;
+  result.info.emulated = gpu->emulated();
+  result.info.queues = o.queues;
+  result.info.stop_reason = stop_reason;
+
+  // Tear down in reverse, then take the capability snapshot of this run's
+  // NIC spec and GPU (it opens both itself).
+  kernel = PersistentKernel();
+  if (Status s = records->destroy(); !s) return fail("tearing down", s);
+  for (GpuRxq& g : grxqs)
+    if (Status s = g.destroy(); !s) return fail("tearing down", s);
+  if (txq)
+    if (Status s = txq->destroy(); !s) return fail("tearing down", s);
+  for (EthRxq& q : rxqs)
+    if (Status s = q.destroy(); !s) return fail("tearing down", s);
+  const std::string gpu_id = result.info.emulated ? "cpu" : gpu->bus_id();
+  counters = DeviceMemory();
+  flows = DeviceMemory();
+  indices = DeviceMemory();
+  gpu = Gpu();
+  const bool reopenable = o.rx.rfind("pcap:", 0) == 0 || o.rx.rfind("synthetic:", 0) == 0;
+  result.capabilities = nlohmann::json::parse(to_json(discover(reopenable ? o.rx : "", gpu_id), -1));
+
+  std::printf("%s", app::summary_text(result, o.top).c_str());
+  if (!o.json_out.empty()) {
+    std::ofstream j(o.json_out);
+    j << app::report_json(result, o.top).dump(2) << "\n";
+    if (!j) return usage("cannot write --json " + o.json_out + ": check the folder and permissions");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  CLI::App* run = app.add_subcommand("run", "Run an application on the GPU datapath");
+  run->require_subcommand(1);
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* pp = run->add_subcommand(
+      "packet-processing",
+      "The reference application: classify every packet on the GPU (L2-L4, DNS, HTTP, TLS SNI, checksums, "
+      "malformed by reason), track flows in GPU memory, hand DNS/HTTP/TLS records to the host, answer "
+      "ICMP/ICMPv6 echo, ARP, neighbour solicitations and UDP echo zero-copy from the RX buffer");
+  pp->add_option("--rx", o->rx, "RX spec: pcap:FILE[,loop=N][,pps=R], synthetic:..., loop:NAME")->required();
+  pp->add_option("--tx", o->tx, "TX spec for replies, e.g. pcap-out:FILE or loop:NAME (no replies without it)");
+  pp->add_option("--gpu", o->gpu, "auto (first CUDA GPU, else the emulated device), a PCIe bus id, or cpu")
+      ->capture_default_str();
+  pp->add_option("--queues", o->queues, "RX queues, one kernel block each (RSS spreads flows)")->capture_default_str();
+  pp->add_option("--duration", o->duration_s, "stop after S seconds (default: at the end of the input or on SIGINT)");
+  pp->add_option("--count", o->count, "stop after about N packets");
+  pp->add_option("--json", o->json_out, "write the full report (schema versioned) to FILE")->type_name("FILE");
+  pp->add_option("--flows-out", o->flows_out, "write the flow table to FILE: CSV if it ends in .csv, else JSON lines")
+      ->type_name("FILE");
+  pp->add_option("--flows-interval", o->flows_interval_s, "also export the flow table every S seconds");
+  pp->add_option("--top", o->top, "flows in the summary and the report")->capture_default_str();
+  pp->add_option("--ip", o->ips, "an address of ours (IPv4 or IPv6; repeat): echo, ARP and ND answer only these");
+  pp->add_option("--mac", o->mac, "our MAC: the source of replies; needed for ARP replies and neighbour adverts");
+  pp->add_option("--udp-echo", o->udp_echo, "answer UDP datagrams to this port with the same payload (0: off)");
+  pp->add_option("--print", o->print, "print records as they arrive: dns,http,tls");
+  pp->add_option("--mem", o->mem, "RX ring memory: gpu or host")->capture_default_str();
+  pp->add_option("--block", o->block, "threads per block (1 on the emulated device)")->capture_default_str();
+  pp->add_option("--burst", o->burst, "packets per receive")->capture_default_str();
+  pp->add_option("--strides", o->strides, "RX ring strides (2048 bytes each)")->capture_default_str();
+  pp->add_option("--flow-slots", o->flow_slots, "flow table slots (power of two)")->capture_default_str();
+  pp->add_flag("--require-gpu", o->require_gpu, "with --gpu auto: exit 77 (skip) when there is no CUDA GPU");
+  pp->add_flag("--quiet", o->quiet, "no live progress line");
+  pp->footer(
+      "Examples:\n"
+      "  gnio run packet-processing --rx pcap:data/captures/dns.pcap --print dns --json report.json\n"
+      "  gnio run packet-processing --rx pcap:data/captures/ping.pcap --tx pcap-out:replies.pcap \\\n"
+      "      --ip 10.77.0.1 --ip fd77::1 --mac 02:00:00:00:00:01\n"
+      "  gnio run packet-processing --rx synthetic:count=1000000,proto=mix --flows-out flows.csv");
+  pp->callback([o] { exit_with(run_packet_processing(*o)); });
+}
+
+}  // namespace gnio::cli

@@ -1,0 +1,135 @@
+// The packet-processing persistent kernel: each block serves one RX queue;
+// each thread analyses its packets of a burst in place, updates the flow
+// table, hands DNS/HTTP/TLS records to the host through a semaphore, and
+// turns requests it answers into replies in the RX buffer, sent zero-copy.
+#include "gnio/dev/kernel.hpp"
+#include "gnio/dev/thread.hpp"
+#include "pp_kernel.hpp"
+
+namespace gnio::app {
+
+namespace {
+
+using namespace gnio::dev::app;
+
+constexpr uint64_t kPollNs = 200000;     // a stop request is seen within this
+constexpr uint64_t kFlushEvery = 256;    // packets a thread counts locally before adding them to the totals
+
+struct PacketProcessingKernel {
+  PpArgs a;
+
+  GNIO_HD void flush(uint64_t* local) const {
+    for (uint32_t i = 0; i < counter::kCount; ++i) {
+      if (local[i] != 0) dev::fetch_add_relaxed(&a.counters[i], local[i]);
+      local[i] = 0;
+    }
+  }
+
+  // Hands one record to the host; waits while the host is a full ring
+  // behind, unless the kernel is stopping.
+  GNIO_HD bool hand_off(const dev::KernelCtx& ctx, const uint8_t* p, const Analysis& an, uint16_t queue,
+                        uint64_t index, uint64_t timestamp) const {
+    const uint64_t k = dev::fetch_add_relaxed(a.record_claim, uint64_t{1});
+    for (uint32_t spins = 0; k >= dev::load_acquire(const_cast<uint64_t*>(a.record_consumed)) + a.records.count();
+         ++spins) {
+      if (!ctx.running()) return false;
+      dev::backoff(spins);
+    }
+    const uint32_t item = static_cast<uint32_t>(k % a.records.count());
+    Record* r = reinterpret_cast<Record*>(a.records.payload(item));
+    fill_record(p, an, *r);
+    r->queue = queue;
+    r->packet = index;
+    r->timestamp_ns = timestamp;
+    a.records.set_status(item, dev::SemStatus::Ready);
+    return true;
+  }
+
+  // Sends one reply; drains completions while the ring is full. Returns
+  // the descriptor count to wait for, or 0 when stopping.
+  GNIO_HD uint64_t send(const dev::KernelCtx& ctx, const uint8_t* data, uint32_t len) const {
+    dev::TxBatch t = a.txq.reserve<Scope::Thread>(1);
+    while (t.status() == dev::Status::Again) {
+      ctx.count_again();
+      if (!ctx.running()) return 0;
+      a.txq.wait_completions(a.txq.completed() + 1, kPollNs);
+      t = a.txq.reserve<Scope::Thread>(1);
+    }
+    if (t.status() != dev::Status::Success) return 0;
+    t.set(0, data, len);
+    a.txq.commit<Scope::Thread>(t);
+    a.txq.push();
+    return t.first() + 1;
+  }
+
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    const uint16_t queue = static_cast<uint16_t>(dev::block_index() % a.queues);
+    const dev::Rxq& rxq = a.rxq[queue];
+    uint64_t local[counter::kCount] = {};
+    uint64_t pending = 0;
+    constexpr Scope S = Scope::Block;
+    while (dev::scope_all<S>(ctx.running())) {
+      ctx.heartbeat();
+      dev::RxBurst b = rxq.receive<S>(a.burst, kPollNs);
+      if (b.count() == 0) {
+        if (pending != 0) flush(local);
+        pending = 0;
+        continue;
+      }
+      uint64_t wait_for = 0, mine = 0, my_bytes = 0;
+      for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
+        dev::Packet pk = b[i];
+        uint8_t* p = pk.data();
+        uint32_t len = pk.size();
+        ++mine;
+        my_bytes += len;
+        const Analysis an = analyze(p, len);
+        local[counter::kPackets] += 1;
+        local[counter::kBytes] += len;
+        for (uint32_t k = 0; k < kProtoCount; ++k) local[counter::kProto + k] += (an.protocols >> k) & 1u;
+        if (an.has(kIpv4)) local[counter::kCsum + uint32_t{kCsumIpv4} * kCsumCount + an.csum_l3] += 1;
+        if (an.csum_l4_layer < kCsumLayerCount) local[counter::kCsum + an.csum_l4_layer * kCsumCount + an.csum_l4] += 1;
+        local[counter::kReason + an.reason] += 1;
+        if (an.key.version != 0) {
+          const bool tcp = an.has(kTcp) && an.pp.payload_offset > an.pp.l4_offset;
+          const uint32_t tcp_flags = tcp ? p[an.pp.l4_offset + 13] : 0u;
+          local[counter::kFlow + a.flows.update(an.key, an.direction, len, pk.timestamp_ns(), tcp_flags)] += 1;
+        }
+        if (an.record != kRecordNone) {
+          const bool handed = hand_off(ctx, p, an, queue, b.first() + i, pk.timestamp_ns());
+          local[handed ? counter::kRecords : counter::kRecordsDropped] += 1;
+        }
+        if (a.tx) {
+          uint32_t reply_len = len;
+          const ReplyKind kind = build_reply(p, reply_len, an, a.replies);
+          if (kind != kReplyNone) {
+            const uint64_t upto = send(ctx, p, reply_len);
+            local[counter::kReply + (upto != 0 ? kind : kReplyNone)] += 1;
+            if (upto > wait_for) wait_for = upto;
+          }
+        }
+      }
+      // The engine reads replies from the RX ring: release only after they left.
+      if (wait_for != 0)
+        while (a.txq.wait_completions(wait_for, kPollNs) == dev::Status::Timeout && ctx.running()) {
+        }
+      rxq.release<S>(b);
+      ctx.count_packets(mine, my_bytes);
+      ctx.count_burst<S>();
+      pending += mine;
+      if (pending >= kFlushEvery) {
+        flush(local);
+        pending = 0;
+      }
+    }
+    flush(local);
+  }
+};
+
+}  // namespace
+
+Result<PersistentKernel> launch_packet_processing(const Gpu& gpu, const LaunchConfig& cfg, const PpArgs& args) {
+  return PersistentKernel::launch(gpu, cfg, PacketProcessingKernel{args});
+}
+
+}  // namespace gnio::app

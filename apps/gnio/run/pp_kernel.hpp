@@ -1,0 +1,50 @@
+// The persistent kernel of `gnio run packet-processing`, seen from the host:
+// its arguments, the layout of its counters, and the launch (pp_kernel.cu,
+// compiled by nvcc with CUDA, as C++ for the emulated device without it).
+#pragma once
+
+#include <cstdint>
+
+#include "gnio/dev/app/analyze.hpp"
+#include "gnio/dev/app/flow_table.hpp"
+#include "gnio/dev/app/replies.hpp"
+#include "gnio/dev/rxq.hpp"
+#include "gnio/dev/semaphore.hpp"
+#include "gnio/dev/txq.hpp"
+#include "gnio/persistent_kernel.hpp"
+
+namespace gnio::app {
+
+// Positions in the kernel's counter array (GpuCpu memory, u64 each).
+namespace counter {
+using namespace gnio::dev::app;
+inline constexpr uint32_t kPackets = 0;
+inline constexpr uint32_t kBytes = 1;
+inline constexpr uint32_t kProto = 2;                                  // + Proto
+inline constexpr uint32_t kCsum = kProto + kProtoCount;                // + layer * kCsumCount + state
+inline constexpr uint32_t kReason = kCsum + uint32_t{kCsumLayerCount} * uint32_t{kCsumCount};  // + Reason
+inline constexpr uint32_t kReply = kReason + kReasonCount;             // + ReplyKind (kReplyNone: not sent)
+inline constexpr uint32_t kRecords = kReply + kReplyCount;             // handed to the host
+inline constexpr uint32_t kRecordsDropped = kRecords + 1;              // not handed: stopping while the host was behind
+inline constexpr uint32_t kFlow = kRecordsDropped + 1;                 // + FlowOutcome
+inline constexpr uint32_t kCount = kFlow + 4;
+}  // namespace counter
+
+struct PpArgs {
+  static constexpr uint32_t kMaxQueues = 16;
+  dev::Rxq rxq[kMaxQueues];
+  uint32_t queues = 1;   // block b serves rxq[b % queues]
+  dev::Txq txq;
+  bool tx = false;       // answer (replies need a TX queue)
+  dev::app::ReplyConfig replies;
+  uint64_t* counters = nullptr;  // counter::kCount, GpuCpu memory
+  dev::app::FlowTable flows;
+  dev::Semaphore records;        // dev::app::Record items
+  uint64_t* record_claim = nullptr;           // GpuCpu: next record index to fill
+  const uint64_t* record_consumed = nullptr;  // GpuCpu: records the host consumed (host-written)
+  uint32_t burst = 64;
+};
+
+Result<PersistentKernel> launch_packet_processing(const Gpu& gpu, const LaunchConfig& cfg, const PpArgs& args);
+
+}  // namespace gnio::app

@@ -1,0 +1,272 @@
+#include "report.hpp"
+
+#include <arpa/inet.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace gnio::app {
+
+using namespace gnio::dev::app;
+using nlohmann::json;
+
+std::string address_text(const uint8_t* a, uint8_t version) {
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (version == 4) inet_ntop(AF_INET, a, buf, sizeof(buf));
+  else if (version == 6) inet_ntop(AF_INET6, a, buf, sizeof(buf));
+  return buf;
+}
+
+std::string tcp_state(const FlowEntry& e) {
+  if (e.key.proto != 6) return "";
+  constexpr uint32_t kFin = 0x01, kSyn = 0x02, kRst = 0x04, kAck = 0x10;
+  const uint32_t both = e.tcp_flags[0] | e.tcp_flags[1];
+  if (both & kRst) return "reset";
+  const bool fin_a = e.tcp_flags[0] & kFin, fin_b = e.tcp_flags[1] & kFin;
+  if (fin_a && fin_b) return "closed";
+  if (fin_a || fin_b) return "closing";
+  const bool syn_a = e.tcp_flags[0] & kSyn, syn_b = e.tcp_flags[1] & kSyn;
+  if (syn_a && syn_b && (both & kAck)) return "established";
+  if (syn_a || syn_b) return "syn";
+  return "established";  // joined mid-stream
+}
+
+std::vector<FlowEntry> sorted_flows(const FlowEntry* slots, uint32_t count) {
+  std::vector<FlowEntry> out;
+  for (uint32_t i = 0; i < count; ++i)
+    if (slots[i].tag != 0 && slots[i].tag != kFlowBusy) out.push_back(slots[i]);
+  std::stable_sort(out.begin(), out.end(), [](const FlowEntry& x, const FlowEntry& y) {
+    return x.bytes[0] + x.bytes[1] > y.bytes[0] + y.bytes[1];
+  });
+  return out;
+}
+
+namespace {
+
+const char* proto_name(uint8_t p) {
+  switch (p) {
+    case 1: return "icmp";
+    case 6: return "tcp";
+    case 17: return "udp";
+    case 58: return "icmpv6";
+    default: return "ip";
+  }
+}
+
+const char* dns_type_name(uint16_t t) {
+  switch (t) {
+    case 1: return "A";
+    case 2: return "NS";
+    case 5: return "CNAME";
+    case 6: return "SOA";
+    case 12: return "PTR";
+    case 15: return "MX";
+    case 16: return "TXT";
+    case 28: return "AAAA";
+    case 33: return "SRV";
+    case 65: return "HTTPS";
+    case 255: return "ANY";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+json record_json(const Record& r) {
+  json j{{"queue", r.queue},
+         {"packet", r.packet},
+         {"timestamp_ns", r.timestamp_ns},
+         {"src", address_text(r.src, r.version)},
+         {"dst", address_text(r.dst, r.version)},
+         {"sport", r.sport},
+         {"dport", r.dport},
+         {"transport", r.proto == 6 ? "tcp" : "udp"}};
+  if (r.kind == kRecordDns) {
+    j["id"] = r.dns_id;
+    j["response"] = r.response != 0;
+    j["qname"] = r.name;
+    j["qtype"] = r.qtype;
+    j["qtype_name"] = dns_type_name(r.qtype);
+    j["rcode"] = r.rcode;
+  } else if (r.kind == kRecordHttp) {
+    j["method"] = r.method;
+    j["host"] = r.name;
+    j["path"] = r.path;
+    j["path_cut"] = r.path_cut != 0;
+    j["version"] = r.http_version;
+  } else {
+    j["sni"] = r.name;
+  }
+  return j;
+}
+
+json flow_json(const FlowEntry& e) {
+  return json{{"version", e.key.version},
+              {"proto", proto_name(e.key.proto)},
+              {"a", address_text(e.key.a, e.key.version)},
+              {"port_a", e.key.port_a},
+              {"b", address_text(e.key.b, e.key.version)},
+              {"port_b", e.key.port_b},
+              {"packets_ab", e.packets[0]},
+              {"bytes_ab", e.bytes[0]},
+              {"packets_ba", e.packets[1]},
+              {"bytes_ba", e.bytes[1]},
+              {"first_ns", e.first_ns},
+              {"last_ns", e.last_ns},
+              {"tcp_flags_ab", e.tcp_flags[0]},
+              {"tcp_flags_ba", e.tcp_flags[1]},
+              {"tcp_state", tcp_state(e)}};
+}
+
+std::string csv_header() {
+  return "snapshot,at_s,version,proto,a,port_a,b,port_b,packets_ab,bytes_ab,packets_ba,bytes_ba,first_ns,last_ns,"
+         "tcp_flags_ab,tcp_flags_ba,tcp_state\n";
+}
+
+std::string flow_csv(const FlowEntry& e, uint64_t snapshot, double at_s) {
+  std::ostringstream o;
+  o << snapshot << ',' << at_s << ',' << int(e.key.version) << ',' << proto_name(e.key.proto) << ','
+    << address_text(e.key.a, e.key.version) << ',' << e.key.port_a << ',' << address_text(e.key.b, e.key.version)
+    << ',' << e.key.port_b << ',' << e.packets[0] << ',' << e.bytes[0] << ',' << e.packets[1] << ',' << e.bytes[1]
+    << ',' << e.first_ns << ',' << e.last_ns << ',' << e.tcp_flags[0] << ',' << e.tcp_flags[1] << ','
+    << tcp_state(e) << '\n';
+  return o.str();
+}
+
+json report_json(const RunResult& r, uint32_t top_flows) {
+  json j;
+  j["schema"] = "gnio.packet-processing";
+  j["schema_version"] = kReportSchemaVersion;
+  j["run"] = {{"rx", r.info.rx},
+              {"tx", r.info.tx},
+              {"gpu", r.info.gpu},
+              {"device", r.info.device},
+              {"emulated", r.info.emulated},
+              {"queues", r.info.queues},
+              {"seconds", r.info.seconds},
+              {"stop_reason", r.info.stop_reason},
+              {"packets", r.count(counter::kPackets)},
+              {"bytes", r.count(counter::kBytes)},
+              {"mpps", r.mpps()},
+              {"gbps", r.gbps()}};
+  json protos = json::object();
+  for (uint32_t k = 0; k < kProtoCount; ++k) protos[kProtoNames[k]] = r.count(counter::kProto + k);
+  j["protocols"] = protos;
+  json cs = json::object();
+  for (uint32_t l = 0; l < kCsumLayerCount; ++l) {
+    json s = json::object();
+    for (uint32_t st = 0; st < kCsumCount; ++st) s[kCsumNames[st]] = r.count(counter::kCsum + l * kCsumCount + st);
+    cs[kCsumLayerNames[l]] = s;
+  }
+  j["checksums"] = cs;
+  json bad = json::object();
+  for (uint32_t k = 1; k < kReasonCount; ++k) bad[kReasonNames[k]] = r.count(counter::kReason + k);
+  j["malformed"] = bad;
+  json replies = json::object();
+  for (uint32_t k = 1; k < kReplyCount; ++k) replies[kReplyNames[k]] = r.count(counter::kReply + k);
+  replies["not_sent"] = r.count(counter::kReply + kReplyNone);
+  replies["tx_packets"] = r.tx.packets;
+  replies["tx_errors"] = r.tx.errors;
+  j["replies"] = replies;
+  json dns = json::array(), http = json::array(), sni = json::array();
+  for (const Record& rec : r.records) {
+    if (rec.kind == kRecordDns) dns.push_back(record_json(rec));
+    else if (rec.kind == kRecordHttp) http.push_back(record_json(rec));
+    else if (rec.kind == kRecordTls) sni.push_back(record_json(rec));
+  }
+  j["dns"] = dns;
+  j["http"] = http;
+  j["tls"] = sni;
+  json top = json::array();
+  for (size_t i = 0; i < r.flows.size() && i < top_flows; ++i) top.push_back(flow_json(r.flows[i]));
+  j["flows"] = {{"tracked", r.flows.size()},
+                {"new", r.count(counter::kFlow + kFlowNew)},
+                {"evicted", r.count(counter::kFlow + kFlowEvicted)},
+                {"untracked_packets", r.count(counter::kFlow + kFlowUntracked)},
+                {"top", top}};
+  json rx = json::array();
+  uint64_t offered = 0;
+  DropCounts drops{};
+  for (const RxqStats& s : r.rx) {
+    json d = json::object();
+    for (size_t k = 0; k < kDropReasons; ++k) {
+      d[std::string(drop_reason_name(static_cast<DropReason>(k)))] = s.dropped[k];
+      drops[k] += s.dropped[k];
+    }
+    offered += s.offered;
+    rx.push_back({{"offered", s.offered}, {"packets", s.packets}, {"bytes", s.bytes}, {"dropped", d}});
+  }
+  json dropped = json::object();
+  for (size_t k = 0; k < kDropReasons; ++k) dropped[std::string(drop_reason_name(static_cast<DropReason>(k)))] = drops[k];
+  dropped["records_not_handed"] = r.count(counter::kRecordsDropped) + r.records_lost;
+  j["drops"] = dropped;
+  j["rx_queues"] = rx;
+  j["records"] = {{"handed", r.count(counter::kRecords)},
+                  {"not_handed", r.count(counter::kRecordsDropped)},
+                  {"lost", r.records_lost}};
+  j["kernel"] = {{"packets", r.kernel.packets}, {"bursts", r.kernel.bursts}, {"again", r.kernel.again}};
+  j["capabilities"] = r.capabilities;
+  return j;
+}
+
+std::string summary_text(const RunResult& r, uint32_t top_flows) {
+  std::ostringstream o;
+  char line[256];
+  std::snprintf(line, sizeof(line), "%llu packets, %llu bytes in %.3f s: %.3f Mpps, %.3f Gbit/s (%s)\n",
+                (unsigned long long)r.count(counter::kPackets), (unsigned long long)r.count(counter::kBytes),
+                r.info.seconds, r.mpps(), r.gbps(), r.info.stop_reason.c_str());
+  o << line;
+  o << "\nprotocol            packets\n";
+  for (uint32_t k = 0; k < kProtoCount; ++k) {
+    if (r.count(counter::kProto + k) == 0) continue;
+    std::snprintf(line, sizeof(line), "  %-16s %10llu\n", kProtoNames[k],
+                  (unsigned long long)r.count(counter::kProto + k));
+    o << line;
+  }
+  o << "\nchecksum            good        bad    partial not_checked\n";
+  for (uint32_t l = 0; l < kCsumLayerCount; ++l) {
+    const uint32_t b = counter::kCsum + l * kCsumCount;
+    std::snprintf(line, sizeof(line), "  %-10s %10llu %10llu %10llu %10llu\n", kCsumLayerNames[l],
+                  (unsigned long long)r.count(b + kCsumGood), (unsigned long long)r.count(b + kCsumBad),
+                  (unsigned long long)r.count(b + kCsumPartial), (unsigned long long)r.count(b + kCsumNotChecked));
+    o << line;
+  }
+  bool any_bad = false;
+  for (uint32_t k = 1; k < kReasonCount; ++k) {
+    if (r.count(counter::kReason + k) == 0) continue;
+    if (!any_bad) o << "\nmalformed or cut    packets\n";
+    any_bad = true;
+    std::snprintf(line, sizeof(line), "  %-24s %6llu\n", kReasonNames[k], (unsigned long long)r.count(counter::kReason + k));
+    o << line;
+  }
+  o << "\nreplies sent:";
+  for (uint32_t k = 1; k < kReplyCount; ++k) o << ' ' << kReplyNames[k] << ' ' << r.count(counter::kReply + k);
+  o << " (not sent " << r.count(counter::kReply + kReplyNone) << ")\n";
+  size_t dns = 0, http = 0, tls = 0;
+  for (const Record& rec : r.records) (rec.kind == kRecordDns ? dns : rec.kind == kRecordHttp ? http : tls)++;
+  o << "records handed to the host: dns " << dns << ", http " << http << ", tls sni " << tls;
+  if (r.count(counter::kRecordsDropped) + r.records_lost != 0)
+    o << " (not handed: " << r.count(counter::kRecordsDropped) + r.records_lost << ")";
+  o << "\n";
+  uint64_t missed = 0, other_drops = 0;
+  for (const RxqStats& s : r.rx) {
+    missed += s.rx_missed;
+    for (size_t k = 0; k < kDropReasons; ++k) other_drops += s.dropped[k];
+  }
+  o << "drops: rx_missed " << missed << ", all reasons " << other_drops << "\n";
+  o << "flows: " << r.flows.size() << " tracked, " << r.count(counter::kFlow + kFlowEvicted) << " evicted, "
+    << r.count(counter::kFlow + kFlowUntracked) << " packets untracked\n";
+  for (size_t i = 0; i < r.flows.size() && i < top_flows; ++i) {
+    const FlowEntry& e = r.flows[i];
+    std::snprintf(line, sizeof(line), "  %-6s %s:%u <-> %s:%u  %llu/%llu pkts  %llu/%llu B %s\n", proto_name(e.key.proto),
+                  address_text(e.key.a, e.key.version).c_str(), e.key.port_a,
+                  address_text(e.key.b, e.key.version).c_str(), e.key.port_b, (unsigned long long)e.packets[0],
+                  (unsigned long long)e.packets[1], (unsigned long long)e.bytes[0], (unsigned long long)e.bytes[1],
+                  tcp_state(e).c_str());
+    o << line;
+  }
+  return o.str();
+}
+
+}  // namespace gnio::app

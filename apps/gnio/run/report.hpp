@@ -1,0 +1,61 @@
+// What a run of `gnio run packet-processing` found, and its three outputs:
+// the summary table, the JSON report (schema versioned) and the flow export
+// (CSV or JSON lines).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gnio/dev/app/analyze.hpp"
+#include "gnio/dev/app/flow_table.hpp"
+#include "gnio/eth.hpp"
+#include "gnio/persistent_kernel.hpp"
+#include "pp_kernel.hpp"
+
+namespace gnio::app {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+struct RunInfo {
+  std::string rx, tx, gpu, device;
+  bool emulated = false;
+  uint32_t queues = 1;
+  double seconds = 0;
+  std::string stop_reason;  // "end of input", "count", "duration", "signal"
+};
+
+struct RunResult {
+  RunInfo info;
+  std::vector<uint64_t> counters;  // counter::kCount
+  std::vector<dev::app::Record> records;
+  uint64_t records_lost = 0;  // claimed by the kernel but never made ready (stopped while the host was behind)
+  std::vector<dev::app::FlowEntry> flows;  // the table's occupied slots at the end
+  std::vector<RxqStats> rx;
+  TxqStats tx{};
+  KernelTotals kernel{};
+  nlohmann::json capabilities;
+
+  uint64_t count(uint32_t index) const { return counters[index]; }
+  double mpps() const { return info.seconds > 0 ? count(counter::kPackets) / info.seconds / 1e6 : 0; }
+  double gbps() const { return info.seconds > 0 ? count(counter::kBytes) * 8.0 / info.seconds / 1e9 : 0; }
+};
+
+std::string address_text(const uint8_t* a, uint8_t version);
+// "syn", "established", "closing", "closed", "reset" from the TCP flags seen
+// each way; "" for other protocols.
+std::string tcp_state(const dev::app::FlowEntry& e);
+// Occupied slots, busiest (bytes both ways) first.
+std::vector<dev::app::FlowEntry> sorted_flows(const dev::app::FlowEntry* slots, uint32_t count);
+
+nlohmann::json record_json(const dev::app::Record& r);
+nlohmann::json flow_json(const dev::app::FlowEntry& e);
+nlohmann::json report_json(const RunResult& r, uint32_t top_flows);
+std::string summary_text(const RunResult& r, uint32_t top_flows);
+// One line of the flow export; csv_header() first for CSV.
+std::string csv_header();
+std::string flow_csv(const dev::app::FlowEntry& e, uint64_t snapshot, double at_s);
+
+}  // namespace gnio::app

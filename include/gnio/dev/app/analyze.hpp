@@ -1,0 +1,540 @@
+// What the packet-processing application learns from one frame, on the GPU:
+// the protocols it carries (Ethernet, VLAN/QinQ, ARP, IPv4, IPv6, ICMP,
+// ICMPv6, UDP, TCP, DNS, HTTP/1.x requests, TLS ClientHello), the checksum
+// state of L3 and L4, why it is malformed or cut, its flow key, and the
+// application-layer fields handed to the host (DNS name, type, rcode; HTTP
+// method, host, path; TLS SNI). L2-L4 come from dev/headers.hpp; every read
+// here is bounded by the captured length and the IP datagram's end.
+#pragma once
+
+#include <cstdint>
+
+#include "gnio/dev/config.hpp"
+#include "gnio/dev/headers.hpp"
+
+namespace gnio::dev::app {
+
+// Protocol counters, one bit each in Analysis::protocols.
+enum Proto : uint32_t {
+  kEth,
+  kVlan,         // at least one 802.1Q tag
+  kQinq,         // an 802.1ad outer tag
+  kArp,
+  kIpv4,
+  kIpv6,
+  kIcmp,
+  kIcmpv6,
+  kUdp,
+  kTcp,
+  kDns,          // UDP or TCP port 53 with a DNS message (or the start of one)
+  kHttpRequest,  // a TCP payload that starts like an HTTP/1.x request line, on any port
+  kTlsClientHello,
+  kFragment,     // an IPv4 or IPv6 fragment
+  kOtherL3,      // an ethertype other than ARP, IPv4, IPv6
+  kProtoCount,
+};
+
+inline constexpr const char* kProtoNames[kProtoCount] = {
+    "eth", "vlan", "qinq", "arp", "ipv4", "ipv6", "icmp", "icmpv6", "udp", "tcp", "dns", "http_request",
+    "tls_client_hello", "fragment", "other_l3"};
+
+// Checksum state of one layer.
+enum Csum : uint32_t { kCsumNotChecked, kCsumGood, kCsumBad, kCsumPartial, kCsumCount };
+inline constexpr const char* kCsumNames[kCsumCount] = {"not_checked", "good", "bad", "partial"};
+
+// Layers whose checksum state is counted.
+enum CsumLayer : uint32_t { kCsumIpv4, kCsumUdp, kCsumTcp, kCsumIcmp, kCsumIcmpv6, kCsumLayerCount };
+inline constexpr const char* kCsumLayerNames[kCsumLayerCount] = {"ipv4", "udp", "tcp", "icmp", "icmpv6"};
+
+// Why a frame is malformed (its bytes contradict themselves) or cut (the
+// capture kept fewer bytes than its headers claim). The first problem
+// found, from L2 up, is the one counted.
+enum Reason : uint32_t {
+  kReasonNone,
+  kFrameShort,
+  kVlanCut,
+  kArpCut,
+  kIpv4HeaderCut,
+  kIpv4BadVersion,
+  kIpv4BadIhl,
+  kIpv4BadTotalLength,
+  kIpv6HeaderCut,
+  kIpv6BadVersion,
+  kIpv6ExtCut,
+  kIpv6ExtOverflow,
+  kTcpHeaderCut,
+  kTcpBadOffset,
+  kTcpHeaderOverflow,
+  kTcpOptionLength,
+  kUdpHeaderCut,
+  kUdpLengthOverPayload,
+  kUdpLengthUnderHeader,
+  kIcmpHeaderCut,
+  kIcmpShort,
+  kDatagramCut,
+  kDnsHeaderCut,
+  kDnsNameOverflow,
+  kReasonCount,
+};
+
+inline constexpr const char* kReasonNames[kReasonCount] = {
+    "none",           "frame_short",         "vlan_cut",           "arp_cut",
+    "ipv4_header_cut", "ipv4_bad_version",   "ipv4_bad_ihl",       "ipv4_bad_total_length",
+    "ipv6_header_cut", "ipv6_bad_version",   "ipv6_ext_cut",       "ipv6_ext_overflow",
+    "tcp_header_cut",  "tcp_bad_offset",     "tcp_header_overflow", "tcp_option_length",
+    "udp_header_cut",  "udp_length_over_payload", "udp_length_under_header", "icmp_header_cut",
+    "icmp_short",      "datagram_cut",       "dns_header_cut",     "dns_name_overflow"};
+
+// Both directions of a conversation map to one key: endpoint a is the lower
+// (address, port) of the two. Addresses of IPv4 flows use the first 4 bytes.
+struct FlowKey {
+  uint8_t a[16];
+  uint8_t b[16];
+  uint16_t port_a;
+  uint16_t port_b;
+  uint8_t proto;    // IP protocol of the L4 header (or of the fragment)
+  uint8_t version;  // 4 or 6; 0: no flow (not IP, or the IP header is cut or malformed)
+  uint8_t pad[2];
+};
+
+// Application-layer fields of one DNS message, HTTP request or ClientHello.
+enum RecordKind : uint32_t { kRecordNone, kRecordDns, kRecordHttp, kRecordTls };
+
+inline constexpr uint32_t kNameMax = 256;   // a DNS name as text is at most 253 characters
+inline constexpr uint32_t kPathMax = 256;   // longer request targets are cut (Record::path_cut)
+inline constexpr uint32_t kMethodMax = 16;
+
+struct Record {
+  uint32_t kind;         // RecordKind
+  uint16_t queue;
+  uint8_t version;       // IP version
+  uint8_t proto;         // 6 or 17
+  uint64_t packet;       // index of the packet in its queue (0 = first)
+  uint64_t timestamp_ns;
+  uint8_t src[16], dst[16];
+  uint16_t sport, dport;
+  // DNS
+  uint16_t dns_id, qtype;
+  uint8_t response, rcode, path_cut, pad;
+  char name[kNameMax];    // DNS qname, HTTP Host, TLS SNI
+  char method[kMethodMax];
+  char path[kPathMax];
+  char http_version[12];
+};
+
+struct Analysis {
+  uint32_t protocols = 0;  // 1u << Proto
+  uint32_t flags = 0;      // dev::PacketFlags with checksum state
+  uint32_t csum_l3 = kCsumNotChecked;
+  uint32_t csum_l4 = kCsumNotChecked;
+  uint32_t csum_l4_layer = kCsumLayerCount;  // which L4 layer csum_l4 is for
+  uint32_t reason = kReasonNone;
+  ParsedPacket pp;
+  uint32_t app_offset = 0;  // first byte of the DNS message / HTTP request / TLS record
+  uint32_t app_end = 0;     // one past its last byte in the capture
+  uint32_t record = kRecordNone;
+  FlowKey key{};
+  int8_t direction = 0;     // 0: source is endpoint a; 1: source is endpoint b
+
+  GNIO_HD bool has(Proto p) const { return (protocols >> p) & 1u; }
+};
+
+namespace detail {
+
+using gnio::dev::detail::load16;
+using gnio::dev::detail::store16;
+
+GNIO_HD inline bool less_endpoint(const uint8_t* x, uint16_t px, const uint8_t* y, uint16_t py, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i)
+    if (x[i] != y[i]) return x[i] < y[i];
+  return px < py;
+}
+
+// The reason parse_packet() refused a frame, found again from its bytes.
+GNIO_HD inline uint32_t l2_to_l4_reason(const uint8_t* p, uint32_t len, const ParsedPacket& pp) {
+  const uint32_t f = pp.flags;
+  if (len < 14) return kFrameShort;
+  const uint32_t off = pp.l3_offset;
+  if (has_flag(f, PacketFlags::L3Ipv4)) {
+    if (len < off + 20) return kIpv4HeaderCut;
+    const uint32_t ihl = static_cast<uint32_t>(p[off] & 0x0F) * 4;
+    if ((p[off] >> 4) != 4) return kIpv4BadVersion;
+    if (ihl < 20) return kIpv4BadIhl;
+    if (load16(p + off + 2) < ihl) return kIpv4BadTotalLength;
+    if (len < off + ihl) return kIpv4HeaderCut;
+  } else if (has_flag(f, PacketFlags::L3Ipv6)) {
+    if (len < off + 40) return kIpv6HeaderCut;
+    if ((p[off] >> 4) != 6) return kIpv6BadVersion;
+    if (pp.l4_offset == 0) return has_flag(f, PacketFlags::Malformed) ? kIpv6ExtOverflow : kIpv6ExtCut;
+  } else {
+    return has_flag(f, PacketFlags::Truncated) ? kVlanCut : kReasonNone;
+  }
+  const bool bad = has_flag(f, PacketFlags::Malformed);
+  const bool header_whole = pp.payload_offset > pp.l4_offset || has_flag(f, PacketFlags::L4Other) ||
+                            (has_flag(f, PacketFlags::Fragment) && (f & (bit(PacketFlags::L4Udp) | bit(PacketFlags::L4Tcp) |
+                                                                          bit(PacketFlags::L4Icmp) |
+                                                                          bit(PacketFlags::L4Icmpv6))) == 0);
+  if (!header_whole) {
+    const uint32_t l4 = pp.l4_offset;
+    if (has_flag(f, PacketFlags::L4Tcp)) {
+      if (l4 + 20 > pp.l3_end) return bad ? kTcpHeaderOverflow : kTcpHeaderCut;
+      if ((p[l4 + 12] >> 4) < 5) return kTcpBadOffset;
+      return bad ? kTcpHeaderOverflow : kTcpHeaderCut;
+    }
+    if (has_flag(f, PacketFlags::L4Udp)) {
+      if (l4 + 8 > pp.l3_end) return bad ? kUdpLengthOverPayload : kUdpHeaderCut;
+      return load16(p + l4 + 4) < 8 ? kUdpLengthUnderHeader : kUdpLengthOverPayload;
+    }
+    return bad ? kIcmpShort : kIcmpHeaderCut;
+  }
+  return has_flag(f, PacketFlags::Truncated) ? kDatagramCut : kReasonNone;
+}
+
+// TCP options: each but END (0) and NOP (1) has a length byte of at least 2
+// that keeps it inside the header.
+GNIO_HD inline bool tcp_options_ok(const uint8_t* p, uint32_t begin, uint32_t end) {
+  uint32_t i = begin;
+  while (i < end) {
+    const uint8_t kind = p[i];
+    if (kind == 0) return true;
+    if (kind == 1) {
+      ++i;
+      continue;
+    }
+    if (i + 1 >= end) return false;
+    const uint32_t n = p[i + 1];
+    if (n < 2 || i + n > end) return false;
+    i += n;
+  }
+  return true;
+}
+
+// Copies at most cap-1 bytes of [p+from, p+to) into out as a C string.
+GNIO_HD inline uint32_t copy_text(char* out, uint32_t cap, const uint8_t* p, uint32_t from, uint32_t to) {
+  uint32_t n = 0;
+  for (uint32_t i = from; i < to && n + 1 < cap; ++i) out[n++] = static_cast<char>(p[i]);
+  out[n] = 0;
+  return n;
+}
+
+GNIO_HD inline bool is_upper(uint8_t c) { return c >= 'A' && c <= 'Z'; }
+GNIO_HD inline uint8_t lower(uint8_t c) { return is_upper(c) ? static_cast<uint8_t>(c + 32) : c; }
+
+}  // namespace detail
+
+// HTTP/1.x request methods recognised at the start of a TCP payload.
+GNIO_HD inline uint32_t http_method_length(const uint8_t* p, uint32_t n) {
+  const char* methods[] = {"GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT", "TRACE"};
+  for (const char* m : methods) {
+    uint32_t k = 0;
+    while (m[k] != 0 && k < n && p[k] == static_cast<uint8_t>(m[k])) ++k;
+    if (m[k] == 0 && k < n && p[k] == ' ') return k;
+  }
+  return 0;
+}
+
+// The request line "METHOD SP target SP HTTP/1.x" at p[0..n): the target's
+// bounds and the version's, or false.
+struct RequestLine {
+  uint32_t method_end, target_begin, target_end, version_begin, version_end, line_end;
+};
+
+GNIO_HD inline bool http_request_line(const uint8_t* p, uint32_t n, RequestLine& r) {
+  r.method_end = http_method_length(p, n);
+  if (r.method_end == 0) return false;
+  r.target_begin = r.method_end + 1;
+  uint32_t i = r.target_begin;
+  while (i < n && p[i] != ' ' && p[i] != '\r' && p[i] != '\n') ++i;
+  if (i == r.target_begin || i >= n || p[i] != ' ') return false;
+  r.target_end = i;
+  r.version_begin = i + 1;
+  const char* v = "HTTP/1.";
+  for (uint32_t k = 0; k < 7; ++k)
+    if (r.version_begin + k >= n || p[r.version_begin + k] != static_cast<uint8_t>(v[k])) return false;
+  i = r.version_begin + 7;
+  while (i < n && p[i] != '\r' && p[i] != '\n') ++i;
+  r.version_end = i;
+  r.line_end = i;
+  return true;
+}
+
+// The Host header's value in the header block p[from..n): its bounds, or
+// value_begin == value_end when there is none.
+GNIO_HD inline void http_host(const uint8_t* p, uint32_t from, uint32_t n, uint32_t& value_begin,
+                              uint32_t& value_end) {
+  value_begin = value_end = 0;
+  uint32_t i = from;
+  while (i < n) {
+    // at the start of a line (after CRLF)
+    while (i < n && (p[i] == '\r' || p[i] == '\n')) ++i;
+    if (i + 5 <= n && detail::lower(p[i]) == 'h' && detail::lower(p[i + 1]) == 'o' &&
+        detail::lower(p[i + 2]) == 's' && detail::lower(p[i + 3]) == 't' && p[i + 4] == ':') {
+      uint32_t b = i + 5;
+      while (b < n && (p[b] == ' ' || p[b] == '\t')) ++b;
+      uint32_t e = b;
+      while (e < n && p[e] != '\r' && p[e] != '\n') ++e;
+      while (e > b && (p[e - 1] == ' ' || p[e - 1] == '\t')) --e;
+      value_begin = b;
+      value_end = e;
+      return;
+    }
+    const uint32_t line = i;
+    while (i < n && p[i] != '\n') ++i;
+    if (i == line) return;  // an empty line ends the headers
+  }
+}
+
+// Writes the DNS name at msg+off (message of msg_len bytes) as text into
+// out; follows compression pointers (at most 16). Returns the offset just
+// past the name in the message, or 0 when it runs past the message or is
+// not a valid name.
+GNIO_HD inline uint32_t dns_name(const uint8_t* msg, uint32_t msg_len, uint32_t off, char* out, uint32_t cap) {
+  uint32_t n = 0, end = 0, hops = 0;
+  out[0] = 0;
+  for (;;) {
+    if (off >= msg_len) return 0;
+    const uint8_t l = msg[off];
+    if (l == 0) {
+      if (end == 0) end = off + 1;
+      break;
+    }
+    if ((l & 0xC0) == 0xC0) {
+      if (off + 2 > msg_len || ++hops > 16) return 0;
+      if (end == 0) end = off + 2;
+      off = (static_cast<uint32_t>(l & 0x3F) << 8) | msg[off + 1];
+      continue;
+    }
+    if ((l & 0xC0) != 0 || off + 1 + l > msg_len) return 0;
+    if (n != 0 && n + 1 < cap) out[n++] = '.';
+    for (uint32_t i = 0; i < l && n + 1 < cap; ++i) out[n++] = static_cast<char>(msg[off + 1 + i]);
+    off += 1 + l;
+  }
+  if (n == 0) {
+    const char* root = "<Root>";
+    for (uint32_t i = 0; root[i] != 0 && i + 1 < cap; ++i) out[n++] = root[i];
+  }
+  out[n] = 0;
+  return end;
+}
+
+// Checks the DNS message at p[off..end) and, with r, fills its DNS fields:
+// kReasonNone, or why the header or the first question does not fit.
+GNIO_HD inline uint32_t dns_fields(const uint8_t* p, uint32_t off, uint32_t end, Record* r) {
+  if (off + 12 > end) return kDnsHeaderCut;
+  const uint8_t* m = p + off;
+  const uint32_t n = end - off;
+  char none[1];
+  if (r != nullptr) {
+    r->dns_id = detail::load16(m);
+    const uint16_t flags = detail::load16(m + 2);
+    r->response = static_cast<uint8_t>(flags >> 15);
+    r->rcode = static_cast<uint8_t>(flags & 0x0F);
+    r->qtype = 0;
+    r->name[0] = 0;
+  }
+  if (detail::load16(m + 4) == 0) return kReasonNone;  // no question
+  const uint32_t after = r != nullptr ? dns_name(m, n, 12, r->name, kNameMax) : dns_name(m, n, 12, none, 1);
+  if (after == 0 || after + 4 > n) return kDnsNameOverflow;
+  if (r != nullptr) r->qtype = detail::load16(m + after);
+  return kReasonNone;
+}
+
+// The server name of a TLS ClientHello at p[off..end) (a whole handshake
+// record start), into out; false when it is not a ClientHello or has no
+// host_name in its server_name extension within the bytes held.
+GNIO_HD inline bool tls_client_hello(const uint8_t* p, uint32_t off, uint32_t end, bool& hello, char* out,
+                                     uint32_t cap) {
+  hello = false;
+  out[0] = 0;
+  if (off + 9 > end || p[off] != 22 || p[off + 1] != 3 || p[off + 5] != 1) return false;
+  hello = true;
+  uint32_t i = off + 9 + 2 + 32;  // record header, handshake header, version, random
+  if (i + 1 > end) return false;
+  i += 1 + p[i];  // session id
+  if (i + 2 > end) return false;
+  i += 2 + detail::load16(p + i);  // cipher suites
+  if (i + 1 > end) return false;
+  i += 1 + p[i];  // compression methods
+  if (i + 2 > end) return false;
+  uint32_t ext_end = i + 2 + detail::load16(p + i);
+  if (ext_end > end) ext_end = end;
+  i += 2;
+  while (i + 4 <= ext_end) {
+    const uint16_t type = detail::load16(p + i);
+    const uint32_t len = detail::load16(p + i + 2);
+    const uint32_t body = i + 4;
+    if (type == 0 && body + 5 <= ext_end) {
+      // server_name_list length, name type, name length, name
+      if (p[body + 2] != 0) return false;
+      const uint32_t nlen = detail::load16(p + body + 3);
+      if (body + 5 + nlen > ext_end) return false;
+      detail::copy_text(out, cap, p, body + 5, body + 5 + nlen);
+      return true;
+    }
+    i = body + len;
+  }
+  return false;
+}
+
+// Everything the application counts about one frame (no record fields:
+// fill_record() adds those for the frames that carry one).
+GNIO_HD inline Analysis analyze(const uint8_t* p, uint32_t len) {
+  Analysis a;
+  ParsedPacket& pp = a.pp;
+  parse_packet(p, len, pp);
+  a.flags = checksum_state(p, pp);
+  const uint32_t f = a.flags;
+  if (len >= 14) a.protocols |= 1u << kEth;
+  if (has_flag(f, PacketFlags::Vlan)) {
+    a.protocols |= 1u << kVlan;
+    if (detail::load16(p + 12) == 0x88A8) a.protocols |= 1u << kQinq;
+  }
+  const bool v4 = has_flag(f, PacketFlags::L3Ipv4), v6 = has_flag(f, PacketFlags::L3Ipv6);
+  if (v4) a.protocols |= 1u << kIpv4;
+  if (v6) a.protocols |= 1u << kIpv6;
+  if (len >= 14 && !v4 && !v6) {
+    if (pp.ethertype == 0x0806) {
+      a.protocols |= 1u << kArp;
+      if (pp.l3_offset + 28u > len) a.reason = kArpCut;
+    } else if (!has_flag(f, PacketFlags::Truncated)) {
+      a.protocols |= 1u << kOtherL3;
+    }
+  }
+  if (has_flag(f, PacketFlags::Fragment)) a.protocols |= 1u << kFragment;
+  if (has_flag(f, PacketFlags::L4Udp)) a.protocols |= 1u << kUdp;
+  if (has_flag(f, PacketFlags::L4Tcp)) a.protocols |= 1u << kTcp;
+  if (has_flag(f, PacketFlags::L4Icmp)) a.protocols |= 1u << kIcmp;
+  if (has_flag(f, PacketFlags::L4Icmpv6)) a.protocols |= 1u << kIcmpv6;
+
+  // Checksum state.
+  if (has_flag(f, PacketFlags::L3CsumGood)) a.csum_l3 = kCsumGood;
+  if (has_flag(f, PacketFlags::L3CsumBad)) a.csum_l3 = kCsumBad;
+  if (has_flag(f, PacketFlags::L4CsumGood)) a.csum_l4 = kCsumGood;
+  if (has_flag(f, PacketFlags::L4CsumBad)) a.csum_l4 = kCsumBad;
+  if (has_flag(f, PacketFlags::L4CsumPartial)) a.csum_l4 = kCsumPartial;
+  a.csum_l4_layer = has_flag(f, PacketFlags::L4Udp)      ? kCsumUdp
+                    : has_flag(f, PacketFlags::L4Tcp)    ? kCsumTcp
+                    : has_flag(f, PacketFlags::L4Icmp)   ? kCsumIcmp
+                    : has_flag(f, PacketFlags::L4Icmpv6) ? kCsumIcmpv6
+                                                         : kCsumLayerCount;
+
+  if (a.reason == kReasonNone && (f & (bit(PacketFlags::Malformed) | bit(PacketFlags::Truncated))) != 0)
+    a.reason = detail::l2_to_l4_reason(p, len, pp);
+
+  // Flow key: any IP packet whose IP header is whole and well-formed.
+  if (pp.l3_end != 0 && (v4 || v6)) {
+    const uint32_t n = v4 ? 4 : 16;
+    const uint8_t* src = p + pp.l3_offset + (v4 ? 12 : 8);
+    const uint8_t* dst = src + n;
+    uint16_t sp = 0, dp = 0;
+    const bool ports = (has_flag(f, PacketFlags::L4Udp) || has_flag(f, PacketFlags::L4Tcp)) &&
+                       pp.payload_offset > pp.l4_offset;
+    if (ports) {
+      sp = detail::load16(p + pp.l4_offset);
+      dp = detail::load16(p + pp.l4_offset + 2);
+    }
+    const bool swap = detail::less_endpoint(dst, dp, src, sp, n);
+    const uint8_t* lo = swap ? dst : src;
+    const uint8_t* hi = swap ? src : dst;
+    for (uint32_t i = 0; i < 16; ++i) {
+      a.key.a[i] = i < n ? lo[i] : 0;
+      a.key.b[i] = i < n ? hi[i] : 0;
+    }
+    a.key.port_a = swap ? dp : sp;
+    a.key.port_b = swap ? sp : dp;
+    a.key.proto = pp.l4_proto;
+    a.key.version = v4 ? 4 : 6;
+    a.direction = swap ? 1 : 0;
+  }
+
+  // Application layer: only above a whole, well-formed L4 header of a
+  // first (or no) fragment.
+  const bool l4_whole = pp.payload_offset > pp.l4_offset && !has_flag(f, PacketFlags::Malformed);
+  if (!l4_whole || a.reason != kReasonNone) return a;
+  const uint32_t payload = pp.payload_offset;
+  uint32_t end = pp.l3_end;
+  if (has_flag(f, PacketFlags::L4Udp)) {
+    const uint32_t udp_end = pp.l4_offset + detail::load16(p + pp.l4_offset + 4);
+    if (udp_end < end) end = udp_end;
+  }
+  if (has_flag(f, PacketFlags::L4Tcp) && !detail::tcp_options_ok(p, pp.l4_offset + 20, payload)) {
+    a.reason = kTcpOptionLength;
+    return a;
+  }
+  if (payload >= end) return a;
+  const uint16_t sp = detail::load16(p + pp.l4_offset), dp = detail::load16(p + pp.l4_offset + 2);
+  if (sp == 53 || dp == 53) {
+    a.protocols |= 1u << kDns;
+    a.record = kRecordDns;
+    a.app_offset = has_flag(f, PacketFlags::L4Tcp) ? payload + 2 : payload;  // DNS over TCP: length prefix
+    a.app_end = end;
+    if (has_flag(f, PacketFlags::L4Tcp) && payload + 2 > end) {
+      a.reason = kDnsHeaderCut;
+      a.record = kRecordNone;
+      return a;
+    }
+    a.reason = dns_fields(p, a.app_offset, end, nullptr);
+    if (a.reason != kReasonNone) a.record = kRecordNone;
+    return a;
+  }
+  if (!has_flag(f, PacketFlags::L4Tcp)) return a;
+  RequestLine rl;
+  if (http_request_line(p + payload, end - payload, rl)) {
+    a.protocols |= 1u << kHttpRequest;
+    a.record = kRecordHttp;
+    a.app_offset = payload;
+    a.app_end = end;
+    return a;
+  }
+  bool hello = false;
+  char sni[4];
+  const bool named = tls_client_hello(p, payload, end, hello, sni, sizeof(sni));
+  if (hello) {
+    a.protocols |= 1u << kTlsClientHello;
+    if (named) {
+      a.record = kRecordTls;
+      a.app_offset = payload;
+      a.app_end = end;
+    }
+  }
+  return a;
+}
+
+// The record a frame with a.record != kRecordNone hands to the host.
+GNIO_HD inline void fill_record(const uint8_t* p, const Analysis& a, Record& r) {
+  const ParsedPacket& pp = a.pp;
+  const bool v4 = a.key.version == 4;
+  const uint32_t n = v4 ? 4 : 16;
+  const uint8_t* src = p + pp.l3_offset + (v4 ? 12 : 8);
+  for (uint32_t i = 0; i < 16; ++i) {
+    r.src[i] = i < n ? src[i] : 0;
+    r.dst[i] = i < n ? src[n + i] : 0;
+  }
+  r.kind = a.record;
+  r.version = a.key.version;
+  r.proto = pp.l4_proto;
+  r.sport = detail::load16(p + pp.l4_offset);
+  r.dport = detail::load16(p + pp.l4_offset + 2);
+  r.name[0] = r.method[0] = r.path[0] = r.http_version[0] = 0;
+  r.path_cut = 0;
+  if (a.record == kRecordDns) {
+    dns_fields(p, a.app_offset, a.app_end, &r);
+  } else if (a.record == kRecordHttp) {
+    const uint8_t* q = p + a.app_offset;
+    const uint32_t len = a.app_end - a.app_offset;
+    RequestLine rl;
+    http_request_line(q, len, rl);
+    detail::copy_text(r.method, kMethodMax, q, 0, rl.method_end);
+    const uint32_t got = detail::copy_text(r.path, kPathMax, q, rl.target_begin, rl.target_end);
+    r.path_cut = got < rl.target_end - rl.target_begin;
+    detail::copy_text(r.http_version, sizeof(r.http_version), q, rl.version_begin, rl.version_end);
+    uint32_t hb, he;
+    http_host(q, rl.line_end, len, hb, he);
+    detail::copy_text(r.name, kNameMax, q, hb, he);
+  } else if (a.record == kRecordTls) {
+    bool hello;
+    tls_client_hello(p, a.app_offset, a.app_end, hello, r.name, kNameMax);
+  }
+}
+
+}  // namespace gnio::dev::app
