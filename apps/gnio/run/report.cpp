@@ -259,9 +259,11 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
     << r.count(counter::kFlow + kFlowUntracked) << " packets untracked\n";
   for (size_t i = 0; i < r.flows.size() && i < top_flows; ++i) {
     const FlowEntry& e = r.flows[i];
-    std::snprintf(line, sizeof(line), "  %-6s %s:%u <-> %s:%u  %llu/%llu pkts  %llu/%llu B %s\n", proto_name(e.key.proto),
-                  address_text(e.key.a, e.key.version).c_str(), e.key.port_a,
-                  address_text(e.key.b, e.key.version).c_str(), e.key.port_b, (unsigned long long)e.packets[0],
+    const char* open = e.key.version == 6 ? "[" : "";
+    const char* close = e.key.version == 6 ? "]" : "";
+    std::snprintf(line, sizeof(line), "  %-6s %s%s%s:%u <-> %s%s%s:%u  %llu/%llu pkts  %llu/%llu B %s\n",
+                  proto_name(e.key.proto), open, address_text(e.key.a, e.key.version).c_str(), close, e.key.port_a,
+                  open, address_text(e.key.b, e.key.version).c_str(), close, e.key.port_b, (unsigned long long)e.packets[0],
                   (unsigned long long)e.packets[1], (unsigned long long)e.bytes[0], (unsigned long long)e.bytes[1],
                   tcp_state(e).c_str());
     o << line;
