@@ -11,6 +11,7 @@
 // BPF link: the kernel detaches it when the link's last descriptor closes,
 // so also when the process dies, and it refuses to replace a program someone
 // else attached (that is reported, never clobbered).
+#include <dlfcn.h>
 #include <linux/bpf.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
@@ -68,6 +69,51 @@ std::string privilege_fix() {
          "(sudo setcap cap_net_raw,cap_net_admin,cap_bpf,cap_ipc_lock+ep PROGRAM); `gnio doctor --nic afxdp:IFACE` checks";
 }
 
+// libxdp and libbpf are loaded when the first afxdp spec opens, not linked:
+// the static libgnio then needs nothing more at link time, and a program
+// without them installed fails only when it asks for afxdp.
+struct XdpLib {
+  decltype(&::xsk_umem__create) umem_create = nullptr;
+  decltype(&::xsk_umem__delete) umem_delete = nullptr;
+  decltype(&::xsk_socket__create) socket_create = nullptr;
+  decltype(&::xsk_socket__delete) socket_delete = nullptr;
+  decltype(&::xsk_socket__fd) socket_fd = nullptr;
+  decltype(&::xsk_socket__update_xskmap) update_xskmap = nullptr;
+  decltype(&::bpf_map_create) map_create = nullptr;
+  decltype(&::bpf_prog_load) prog_load = nullptr;
+  decltype(&::bpf_link_create) link_create = nullptr;
+  std::string error;  // why loading failed; empty when loaded
+};
+
+template <class F>
+void resolve(void* lib, const char* name, F& out, std::string& error) {
+  out = reinterpret_cast<F>(dlsym(lib, name));
+  if (!out && error.empty()) error = std::string("symbol ") + name + " is missing";
+}
+
+const XdpLib& xdp_lib() {
+  static const XdpLib lib = [] {
+    XdpLib l;
+    void* bpf = dlopen("libbpf.so.1", RTLD_NOW | RTLD_GLOBAL);
+    void* xdp = bpf ? dlopen("libxdp.so.1", RTLD_NOW | RTLD_GLOBAL) : nullptr;
+    if (!bpf || !xdp) {
+      l.error = dlerror();
+      return l;
+    }
+    resolve(xdp, "xsk_umem__create", l.umem_create, l.error);
+    resolve(xdp, "xsk_umem__delete", l.umem_delete, l.error);
+    resolve(xdp, "xsk_socket__create", l.socket_create, l.error);
+    resolve(xdp, "xsk_socket__delete", l.socket_delete, l.error);
+    resolve(xdp, "xsk_socket__fd", l.socket_fd, l.error);
+    resolve(xdp, "xsk_socket__update_xskmap", l.update_xskmap, l.error);
+    resolve(bpf, "bpf_map_create", l.map_create, l.error);
+    resolve(bpf, "bpf_prog_load", l.prog_load, l.error);
+    resolve(bpf, "bpf_link_create", l.link_create, l.error);
+    return l;
+  }();
+  return lib;
+}
+
 // The redirect program, its XSKMAP and the BPF link that attaches it.
 class XdpAttachment {
  public:
@@ -82,7 +128,7 @@ class XdpAttachment {
   // A program that sends frames of queue i to the XSK in map slot i and
   // passes the frames of queues without one to the kernel stack.
   Status load(const IfaceFacts& f, uint32_t entries) {
-    map_fd_ = bpf_map_create(BPF_MAP_TYPE_XSKMAP, "gnio_xsks", sizeof(uint32_t), sizeof(int), entries, nullptr);
+    map_fd_ = xdp_lib().map_create(BPF_MAP_TYPE_XSKMAP, "gnio_xsks", sizeof(uint32_t), sizeof(int), entries, nullptr);
     if (map_fd_ < 0) {
       int err = -map_fd_;
       return os_error(is_permission(err) ? Errc::IoError : Errc::Driver,
@@ -100,7 +146,7 @@ class XdpAttachment {
         {BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_redirect_map},
         {BPF_JMP | BPF_EXIT, 0, 0, 0, 0},
     };
-    prog_fd_ = bpf_prog_load(BPF_PROG_TYPE_XDP, "gnio_xsk_redir", "Dual MIT/GPL", insns, std::size(insns), nullptr);
+    prog_fd_ = xdp_lib().prog_load(BPF_PROG_TYPE_XDP, "gnio_xsk_redir", "Dual MIT/GPL", insns, std::size(insns), nullptr);
     if (prog_fd_ < 0) {
       int err = -prog_fd_;
       return os_error(is_permission(err) ? Errc::IoError : Errc::Driver,
@@ -113,7 +159,7 @@ class XdpAttachment {
   // Attaches in native (drv) or generic (skb) mode; errno on failure.
   int attach(int ifindex, bool native) {
     LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = native ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
-    int fd = bpf_link_create(prog_fd_, ifindex, BPF_XDP, &opts);
+    int fd = xdp_lib().link_create(prog_fd_, ifindex, BPF_XDP, &opts);
     if (fd < 0) return -fd;
     link_fd_ = fd;
     return 0;
@@ -136,6 +182,7 @@ struct XskQueue {
   size_t area_bytes = 0;
   xsk_umem* umem = nullptr;
   xsk_socket* xsk = nullptr;
+  int fd = -1;  // the XSK socket's
   xsk_ring_prod fill{};
   xsk_ring_cons comp{};
   xsk_ring_cons rx{};
@@ -157,8 +204,8 @@ struct XskQueue {
   std::atomic<bool> have_recycled{false};
 
   ~XskQueue() {
-    if (xsk) xsk_socket__delete(xsk);
-    if (umem) xsk_umem__delete(umem);
+    if (xsk) xdp_lib().socket_delete(xsk);
+    if (umem) xdp_lib().umem_delete(umem);
     if (area) munmap(area, area_bytes);
   }
 };
@@ -176,6 +223,10 @@ class AfxdpBackend final : public Backend {
   }
 
   Status open() {
+    if (!xdp_lib().error.empty())
+      return Status(Errc::NotSupported, Layer::Backend,
+                    "afxdp:" + o_.iface + ": cannot load libxdp/libbpf (" + xdp_lib().error +
+                        "); install them (Debian: libxdp1 libbpf1)");
     auto facts = afxdp::query_iface(o_.iface);
     if (!facts) return facts.status();
     facts_ = *facts;
@@ -252,7 +303,7 @@ class AfxdpBackend final : public Backend {
       // The kernel waits for a wakeup (need_wakeup), or busy polling drives
       // the NIC's NAPI from here.
       if (o_.busy_poll || xsk_ring_prod__needs_wakeup(&q.fill))
-        recvfrom(xsk_socket__fd(q.xsk), nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
+        recvfrom(q.fd, nullptr, 0, MSG_DONTWAIT, nullptr, nullptr);
       return size_t{0};
     }
     const uint64_t now = realtime_ns();
@@ -434,7 +485,7 @@ class AfxdpBackend final : public Backend {
     ucfg.comp_size = o_.ring;
     ucfg.frame_size = o_.frame;
     ucfg.frame_headroom = 0;
-    int rc = xsk_umem__create(&q.umem, q.area, q.area_bytes, &q.fill, &q.comp, &ucfg);
+    int rc = xdp_lib().umem_create(&q.umem, q.area, q.area_bytes, &q.fill, &q.comp, &ucfg);
     if (rc != 0) {
       const int err = -rc;
       return os_error(is_permission(err) ? Errc::IoError : err == ENOMEM || err == ENOBUFS ? Errc::NoMemory : Errc::Driver,
@@ -450,7 +501,7 @@ class AfxdpBackend final : public Backend {
     scfg.tx_size = o_.ring;
     scfg.libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
     scfg.bind_flags = static_cast<uint16_t>(XDP_USE_NEED_WAKEUP | (mode_ == Mode::Zc ? XDP_ZEROCOPY : XDP_COPY));
-    rc = xsk_socket__create(&q.xsk, o_.iface.c_str(), nic_queue, q.umem, &q.rx, &q.tx, &scfg);
+    rc = xdp_lib().socket_create(&q.xsk, o_.iface.c_str(), nic_queue, q.umem, &q.rx, &q.tx, &scfg);
     if (rc != 0) {
       const int err = -rc;
       if (err == EBUSY) return Status(Errc::Again, Layer::Backend, "queue busy");
@@ -460,7 +511,8 @@ class AfxdpBackend final : public Backend {
                       "afxdp:" + o_.iface + ": cannot bind an XSK socket to queue " + std::to_string(nic_queue), err,
                       is_permission(err) ? privilege_fix() : "check `dmesg`; another AF_XDP socket may hold the queue");
     }
-    rc = xsk_socket__update_xskmap(q.xsk, prog_.map_fd());
+    q.fd = xdp_lib().socket_fd(q.xsk);
+    rc = xdp_lib().update_xskmap(q.xsk, prog_.map_fd());
     if (rc != 0)
       return os_error(Errc::Driver, "afxdp:" + o_.iface + ": cannot enter the socket of queue " +
                                         std::to_string(nic_queue) + " into the XSKMAP", -rc,
@@ -481,7 +533,7 @@ class AfxdpBackend final : public Backend {
     if (!q.xsk) return;
     xdp_statistics st{};
     socklen_t len = sizeof st;
-    if (getsockopt(xsk_socket__fd(q.xsk), SOL_XDP, XDP_STATISTICS, &st, &len) != 0) return;
+    if (getsockopt(q.fd, SOL_XDP, XDP_STATISTICS, &st, &len) != 0) return;
     if (st.rx_dropped + st.rx_ring_full + st.rx_fill_ring_empty_descs + st.rx_invalid_descs + st.tx_invalid_descs == 0)
       return;
     log::warn("afxdp", o_.iface + " queue " + std::to_string(q.nic_queue) + ": the kernel dropped " +
@@ -493,7 +545,7 @@ class AfxdpBackend final : public Backend {
 
   void set_busy_poll(XskQueue& q) const {
     // Where the kernel has them (5.11+); without, the socket still works.
-    const int fd = xsk_socket__fd(q.xsk);
+    const int fd = q.fd;
     int one = 1, us = kBusyPollUs, budget = 64;
     bool ok = setsockopt(fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof one) == 0 &&
               setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &us, sizeof us) == 0 &&
@@ -552,7 +604,7 @@ class AfxdpBackend final : public Backend {
     if (q.tx_outstanding == 0 || !xsk_ring_prod__needs_wakeup(&q.tx)) return;
     // A generic-mode send moves a batch per call and says EAGAIN while more wait.
     for (int tries = 0; tries < 64; ++tries) {
-      if (sendto(xsk_socket__fd(q.xsk), nullptr, 0, MSG_DONTWAIT, nullptr, 0) >= 0 || errno != EAGAIN) break;
+      if (sendto(q.fd, nullptr, 0, MSG_DONTWAIT, nullptr, 0) >= 0 || errno != EAGAIN) break;
     }
   }
 
