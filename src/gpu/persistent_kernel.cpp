@@ -242,7 +242,10 @@ Status PersistentKernel::stop(std::chrono::milliseconds timeout) {
     if (std::chrono::steady_clock::now() >= deadline) {
       auto stalled = stalled_blocks(std::chrono::milliseconds(100));
       std::string list;
-      for (uint32_t b : stalled) list += (list.empty() ? "" : ",") + std::to_string(b);
+      for (uint32_t b : stalled) {
+        if (!list.empty()) list += ',';
+        list += std::to_string(b);
+      }
       uint32_t inside = 0;
       for (uint32_t b = 0; b < rt_->cfg.grid; ++b) inside += rt_->counters()[b].exited == 0;
       return {Errc::Timeout, Layer::Kernel,
