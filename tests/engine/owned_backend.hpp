@@ -71,7 +71,7 @@ class OwnedBackend final : public backend::Backend {
       const uint32_t buf = static_cast<uint32_t>(next_ % o_.buffers);
       uint8_t* p = pool_ + static_cast<size_t>(buf) * o_.buffer_size;
       std::vector<uint8_t> f = frame(next_);
-      std::memcpy(p, f.data(), f.size());
+      if (!f.empty()) std::memcpy(p, f.data(), f.size());  // an empty frame has no data pointer
       backend::RxFrame& r = out[n++];
       r = {};
       r.data = p;
