@@ -236,7 +236,7 @@ GNIO_HD inline uint32_t http_method_length(const uint8_t* p, uint32_t n) {
 // The request line "METHOD SP target SP HTTP/1.x" at p[0..n): the target's
 // bounds and the version's, or false.
 struct RequestLine {
-  uint32_t method_end, target_begin, target_end, version_begin, version_end, line_end;
+  uint32_t method_end = 0, target_begin = 0, target_end = 0, version_begin = 0, version_end = 0, line_end = 0;
 };
 
 GNIO_HD inline bool http_request_line(const uint8_t* p, uint32_t n, RequestLine& r) {
