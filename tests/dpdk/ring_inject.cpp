@@ -1,0 +1,26 @@
+#include "ring_inject.hpp"
+
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include <cstring>
+
+namespace gnio::dpdktest {
+
+bool inject_frame(const std::string& ring_name, const uint8_t* data, uint32_t len) {
+  static rte_mempool* pool =
+      rte_pktmbuf_pool_create("inject_pool", 1024, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+  rte_ring* ring = rte_ring_lookup(ring_name.c_str());
+  if (!pool || !ring) return false;
+  rte_mbuf* m = rte_pktmbuf_alloc(pool);
+  if (!m) return false;
+  char* dst = rte_pktmbuf_append(m, static_cast<uint16_t>(len));
+  if (dst) std::memcpy(dst, data, len);
+  if (!dst || rte_ring_enqueue(ring, m) != 0) {
+    rte_pktmbuf_free(m);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gnio::dpdktest
