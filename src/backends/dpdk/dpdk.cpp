@@ -217,6 +217,12 @@ class DpdkPort {
                         "\"net_pcap0,iface=eth0\", \"net_af_packet0,iface=eth0\", net_ring0, ...) or a port number");
     if (api_.port_info(port_id, &info_, err) != 0) return Status(Errc::Driver, Layer::Backend, spec_text + ": " + err);
     if (o_.gpu_mem) return gpu_memory_refusal_by_pmd(info_, spec_text);
+    if (std::strcmp(info_.driver, "net_af_xdp") == 0)
+      return Status(Errc::NotSupported, Layer::Backend,
+                    spec_text + ": the net_af_xdp PMD makes its UMEM of its mempool's own memory and cannot take "
+                                "gnio's pool with external frame buffers; use gnio's afxdp:IFACE backend (frames "
+                                "stay in its UMEM, which the GPU reads)",
+                    Axis::Nic);
     const uint32_t max_q = std::min(info_.max_rx_queues, info_.max_tx_queues);
     if (o_.queues > max_q)
       return Status(Errc::InvalidValue, Layer::Backend,

@@ -1,0 +1,11 @@
+# The dpdk backend on a veth pair (net_af_packet, net_af_xdp PMDs): included
+# from this folder's CMakeLists.txt, with its netns helpers (gnio_nettest).
+if(NOT GNIO_HAVE_DPDK)
+  message(STATUS "gnio: net tests of the dpdk backend not built (the backend is not built)")
+  return()
+endif()
+add_executable(gnio_dpdk_net_tests ${CMAKE_CURRENT_LIST_DIR}/dpdk_net_test.cpp)
+target_include_directories(gnio_dpdk_net_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(gnio_dpdk_net_tests PRIVATE gnio_nettest GTest::gtest_main gnio_warnings)
+add_dependencies(gnio_dpdk_net_tests gnio_dpdk)
+gtest_discover_tests(gnio_dpdk_net_tests TEST_PREFIX "net." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS net TIMEOUT 120)
