@@ -3,8 +3,9 @@
 # cpu-label suites, compute-sanitizer on the GPU end-to-end runs, the tools'
 # views of the device and the benchmark. Logs go to $OUT (default
 # ./device-out). Dependencies a bare machine lacks come from .deps/
-# (scripts/stage-device-deps.sh).
-#   scripts/device-run.sh [all|test|bench]
+# (scripts/stage-device-deps.sh). `soak` (not part of `all`) runs the
+# 300 s soak on its own.
+#   scripts/device-run.sh [all|test|bench|soak]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -53,4 +54,16 @@ if [ "$what" = all ] || [ "$what" = bench ]; then
   echo "bench rc=$?"
   grep -E "^machine:|\| NO \|" "$OUT/bench.txt"
   sed -n '/^| target |/,$p' "$OUT/bench.txt"
+  # The reference application against receive-only and one host core (docs/BENCHMARKS.md).
+  timeout 240 build-dev/bench/app_bench --gpu auto --row-limit 60 >"$OUT/app-bench.txt" 2>&1
+  echo "app_bench rc=$?"
+  grep -E "^(machine|setup):|^error:|\| NO \|$" "$OUT/app-bench.txt"
+  sed -n '/^| traffic | variant |/,/^$/p' "$OUT/app-bench.txt"
+fi
+
+if [ "$what" = soak ]; then
+  # 300 s at full load, counters checked every second (docs/BENCHMARKS.md "Soak").
+  timeout 420 build-dev/bench/soak --gpu auto --duration 300 >"$OUT/soak.txt" 2>&1
+  echo "soak rc=$?"
+  grep -E "^(soak:|warm-up|t=|end after|check |verdict|violation)" "$OUT/soak.txt" | tail -50
 fi
