@@ -117,9 +117,11 @@ void print_counters(const char* title, const TrafficCounters& c) {
   std::printf("  ipv4 %llu  ipv6 %llu  udp %llu  tcp %llu  icmp %llu  other %llu\n", (unsigned long long)c.ipv4,
               (unsigned long long)c.ipv6, (unsigned long long)c.udp, (unsigned long long)c.tcp,
               (unsigned long long)c.icmp, (unsigned long long)c.other);
-  std::printf("  dns %llu  http %llu  echo requests %llu  bad L3 csum %llu  bad L4 csum %llu\n",
-              (unsigned long long)c.dns, (unsigned long long)c.http, (unsigned long long)c.echo_requests,
-              (unsigned long long)c.l3_csum_bad, (unsigned long long)c.l4_csum_bad);
+  std::printf("  dns %llu  http %llu  echo requests %llu  echo refused %llu\n", (unsigned long long)c.dns,
+              (unsigned long long)c.http, (unsigned long long)c.echo_requests, (unsigned long long)c.echo_refused);
+  std::printf("  bad L3 csum %llu  bad L4 csum %llu  partial L4 csum %llu  malformed %llu\n",
+              (unsigned long long)c.l3_csum_bad, (unsigned long long)c.l4_csum_bad,
+              (unsigned long long)c.l4_csum_partial, (unsigned long long)c.malformed);
 }
 
 int run(const Options& o) {

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# End-to-end checks of a running persistent-kernel program (obs_runner, the
-# stand-in for `gnio run`): metrics scraped with curl and checked by
-# promtool, stop signals, the capability snapshot, and `gnio top` in tmux.
+# End-to-end checks of a running persistent-kernel program (obs_runner, a
+# stand-in for `gnio run` that can stall a block on purpose): metrics scraped
+# with curl and checked by promtool, stop signals (a second SIGINT while a
+# kernel that ignores its exit flag is waited for), the capability snapshot,
+# and a hung block in `gnio top` under tmux. tests/app/run_e2e.sh checks the
+# same against `gnio run packet-processing` itself.
 # usage: e2e.sh CASE OBS_RUNNER GNIO WORKDIR
 set -uo pipefail
 case_name=$1 runner=$2 gnio=$3 work=$4
@@ -76,8 +79,11 @@ scrape)
     fail "offered $(summary offered) != 300000 or delivered + dropped != offered"
   ;;
 signals)
+  # Signals only once the runner says it is running: before its handler is
+  # installed, a SIGINT to a background job of this script is ignored.
   for sig in INT TERM; do
     start --nic "synthetic:count=0,size=64-256,pps=200000,seed=5"
+    wait_for_line '^running' 30
     sleep 1
     rc=0; stop_and_wait $sig || rc=$?
     [ $rc = 0 ] || fail "SIG$sig: exit status $rc, want 0"
@@ -94,9 +100,10 @@ signals)
   # A kernel that ignores its exit flag: the first SIGINT starts a stop that
   # cannot finish; the second forces the exit at once with status 130.
   start --nic "synthetic:count=0,size=64,pps=100000" --stall-after 10 --stall-ignores-exit
-  sleep 1
+  wait_for_line '^running' 30
   kill -INT "$pid"
-  sleep 1
+  wait_for_line '^stopping \(signal 2\)' 30
+  sleep 0.2
   kill -0 "$pid" 2>/dev/null || fail "the first SIGINT ended a run whose kernel cannot stop"
   t0=$(date +%s%N)
   rc=0; stop_and_wait INT || rc=$?

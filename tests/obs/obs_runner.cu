@@ -108,6 +108,9 @@ int run(const Options& o) {
     server = std::move(*s);
     std::printf("metrics http://%s/metrics\n", server.address().c_str());
   }
+  // From here a signal reaches StopSignal's handler (installed above) with
+  // the kernel running: tests wait for this line before they signal.
+  std::printf("running\n");
   std::fflush(stdout);
 
   const auto t0 = std::chrono::steady_clock::now();
@@ -125,6 +128,10 @@ int run(const Options& o) {
         said_drained = true;
       }
     }
+  }
+  if (StopSignal::requested()) {
+    std::printf("stopping (signal %d)\n", StopSignal::signal_number());
+    std::fflush(stdout);
   }
   Status stopped = kernel->stop();
   server.stop();

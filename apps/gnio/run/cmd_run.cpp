@@ -8,11 +8,12 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -25,6 +26,9 @@
 #include "../options.hpp"
 #include "gnio/capabilities.hpp"
 #include "gnio/gpu_queue.hpp"
+#include "gnio/log.hpp"
+#include "gnio/metrics.hpp"
+#include "gnio/stop_signal.hpp"
 #include "pp_kernel.hpp"
 #include "report.hpp"
 
@@ -39,6 +43,9 @@ using gnio::dev::app::Record;
 
 constexpr int kExitSkip = 77;
 constexpr uint32_t kRecordItems = 1024;
+// After a stop (signal, --duration, --count): how long the kernel may take to
+// finish the packets already published before its exit flag is set anyway.
+constexpr std::chrono::milliseconds kDrainTimeout{5000};
 
 struct RunOptions {
   std::string rx;
@@ -58,14 +65,12 @@ struct RunOptions {
   std::string mem = "gpu";
   uint32_t block = 256, burst = 64, strides = 8192, flow_slots = 65536;
   bool require_gpu = false, quiet = false;
+  std::string log_level;
+  std::string metrics;
+  bool metrics_allow_remote = false;
+  double hang_timeout_s = 5;
+  std::string snapshot_dir;
 };
-
-std::atomic<int> g_signals{0};
-
-extern "C" void on_signal(int) {
-  // First signal: clean stop with a summary; second: leave now.
-  if (g_signals.fetch_add(1) >= 1) _exit(130);
-}
 
 int fail(const std::string& what, const Status& s) {
   std::fprintf(stderr, "gnio run packet-processing: %s: %s\n", what.c_str(), s.to_string().c_str());
@@ -103,6 +108,57 @@ std::optional<std::string> parse_replies(const RunOptions& o, dev::app::ReplyCon
   }
   c.udp_echo_port = o.udp_echo;
   return std::nullopt;
+}
+
+// DIR/caps-<UTC time>-<gpu>.json: the capability snapshot of the run's NIC
+// spec and GPU at start, for a later `gnio caps --diff FILE`.
+Result<std::string> save_start_snapshot(const std::string& dir, const std::string& nic, const std::string& gpu_id,
+                                        std::string& json_out) {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &utc);
+  std::string gpu_name = gpu_id;
+  std::replace_if(gpu_name.begin(), gpu_name.end(), [](char c) { return c == ':' || c == '/'; }, '-');
+  char millis[8];
+  std::snprintf(millis, sizeof millis, ".%03dZ", static_cast<int>(ms));
+  const std::string path = dir + "/caps-" + stamp + millis + "-" + gpu_name + ".json";
+  json_out = to_json(discover(nic, gpu_id));
+  std::ofstream out(path);
+  out << json_out << "\n";
+  if (!out)
+    return Status(Errc::IoError, Layer::App,
+                  "cannot write the capability snapshot " + path + ": check that --snapshot-dir " + dir +
+                      " exists and is writable");
+  return path;
+}
+
+// Prometheus families of the application's own counters (the library's
+// rx/tx/kernel families come from metrics::add_*).
+void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labels& base) {
+  using namespace gnio::dev::app;
+  auto with = [&](const char* key, const char* value) {
+    metrics::Labels l = base;
+    l.emplace_back(key, value);
+    return l;
+  };
+  for (uint32_t k = 0; k < kProtoCount; ++k)
+    w.counter("gnio_pp_protocol_packets_total", "Packets that carry a protocol, as classified on the GPU",
+              with("protocol", kProtoNames[k]), c[app::counter::kProto + k]);
+  for (uint32_t k = 1; k < kReplyCount; ++k)
+    w.counter("gnio_pp_replies_total", "Replies sent zero-copy from the RX buffer", with("kind", kReplyNames[k]),
+              c[app::counter::kReply + k]);
+  w.counter("gnio_pp_replies_not_sent_total", "Replies built but not sent (stopping while the TX ring was full)", base,
+            c[app::counter::kReply + kReplyNone]);
+  w.counter("gnio_pp_echo_refused_total", "Echo requests not answerable: cut, malformed or behind a routing header",
+            base, c[app::counter::kEchoRefused]);
+  for (uint32_t k = 1; k < kReasonCount; ++k)
+    w.counter("gnio_pp_malformed_total", "Packets found malformed or cut, by reason", with("reason", kReasonNames[k]),
+              c[app::counter::kReason + k]);
+  w.counter("gnio_pp_records_total", "DNS/HTTP/TLS records handed to the host", base, c[app::counter::kRecords]);
 }
 
 void print_record(const Record& r) {
@@ -144,6 +200,14 @@ struct RecordReader {
 };
 
 int run_packet_processing(const RunOptions& o) {
+  // First, so that a signal during setup stops cleanly too (a second SIGINT
+  // exits at once with 130, also while the kernel is being waited for).
+  StopSignal::install();
+  if (!o.log_level.empty()) {
+    auto level = logging::parse_level(o.log_level);
+    if (!level) return usage("--log-level: " + level.status().message());
+    logging::set_level(*level);
+  }
   if (o.rx.empty()) return usage("--rx SPEC is required, e.g. --rx pcap:data/captures/ping.pcap");
   if (o.queues == 0 || o.queues > app::PpArgs::kMaxQueues)
     return usage("--queues " + std::to_string(o.queues) + " is out of range 1.." +
@@ -151,6 +215,7 @@ int run_packet_processing(const RunOptions& o) {
   if (o.flow_slots == 0 || (o.flow_slots & (o.flow_slots - 1)) != 0)
     return usage("--flow-slots " + std::to_string(o.flow_slots) + " must be a power of two");
   if (o.mem != "gpu" && o.mem != "host") return usage("--mem must be gpu or host (got " + o.mem + ")");
+  if (o.hang_timeout_s < 0) return usage("--hang-timeout " + std::to_string(o.hang_timeout_s) + " must be >= 0 (0: off)");
   app::PpArgs args;
   if (auto err = parse_replies(o, args.replies)) return usage(*err);
   if ((args.replies.ipv4_count || args.replies.ipv6_count) && !args.replies.has_mac && !o.tx.empty())
@@ -167,9 +232,19 @@ int run_packet_processing(const RunOptions& o) {
     gpu = Gpu::open("cpu");
   }
   if (!gpu) return fail("opening GPU " + o.gpu, gpu.status());
+  const std::string gpu_id = gpu->emulated() ? "cpu" : gpu->bus_id();
 
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  // The capability snapshot of this run's NIC spec and GPU, before the run
+  // opens them (discover() opens both itself). Specs that name a live
+  // endpoint (loop:, afxdp:) are not opened twice: their NIC axis stays empty.
+  const bool reopenable = o.rx.rfind("pcap:", 0) == 0 || o.rx.rfind("synthetic:", 0) == 0;
+  std::string start_caps;
+  if (!o.snapshot_dir.empty()) {
+    auto path = save_start_snapshot(o.snapshot_dir, reopenable ? o.rx : "", gpu_id, start_caps);
+    if (!path) return fail("saving the capability snapshot", path.status());
+    std::printf("snapshot %s\n", path->c_str());
+    logging::info("run", "capability snapshot saved to " + *path);
+  }
 
   // Layer 1: the Ethernet queues, configured and started.
   auto rx_dev = EthDevice::open(o.rx);
@@ -240,9 +315,38 @@ int run_packet_processing(const RunOptions& o) {
   cfg.grid = o.queues;
   cfg.block = gpu->emulated() ? 1u : o.block;
   cfg.name = "packet_processing";
+  cfg.stage_names.assign(std::begin(app::stage::kNames), std::end(app::stage::kNames));
+  cfg.hang_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.hang_timeout_s * 1000));
+  // Block b has work while its queue holds packets delivered and not released.
+  cfg.has_work = [&rxqs, nq = o.queues](uint32_t b) {
+    const RxqStats s = rxqs[b % nq].stats();
+    return s.packets > s.released;
+  };
   const auto start = std::chrono::steady_clock::now();
   auto kernel = app::launch_packet_processing(*gpu, cfg, args);
   if (!kernel) return fail("launching the kernel", kernel.status());
+
+  // /metrics while the run goes: the collector reads live counters only; the
+  // server stops before anything it reads is torn down.
+  metrics::Server server;
+  if (!o.metrics.empty()) {
+    const std::string rx_backend = rx_dev->caps().driver;
+    const std::string tx_backend = tx_dev ? tx_dev->caps().driver : "";
+    const uint64_t* live_counters = static_cast<const uint64_t*>(counters->host_ptr());
+    auto collect = [&, rx_backend, tx_backend, live_counters](metrics::Writer& w) {
+      for (uint32_t q = 0; q < o.queues; ++q)
+        metrics::add_rxq(w, rxqs[q].stats(), {{"queue", std::to_string(q)}, {"gpu", gpu_id}, {"backend", rx_backend}});
+      if (txq) metrics::add_txq(w, txq->stats(), {{"queue", "0"}, {"gpu", gpu_id}, {"backend", tx_backend}});
+      metrics::add_kernel(w, kernel->counters(), kernel->health(), {{"gpu", gpu_id}});
+      add_app_counters(w, live_counters, {{"gpu", gpu_id}});
+    };
+    auto started = metrics::Server::start(o.metrics, collect, {o.metrics_allow_remote});
+    if (!started) return fail("starting the metrics server on " + o.metrics, started.status());
+    server = std::move(*started);
+    std::printf("metrics http://%s/metrics\n", server.address().c_str());
+    logging::info("metrics", "serving http://" + server.address() + "/metrics");
+  }
+  std::fflush(stdout);
 
   RunResult result;
   RecordReader reader{&*records, static_cast<uint64_t*>(indices->host_ptr()) + 1};
@@ -289,7 +393,7 @@ int run_packet_processing(const RunOptions& o) {
     bool at_end = true;
     for (const EthRxq& q : rxqs) at_end = at_end && q.at_end();
     if (at_end) break;
-    if (g_signals.load() > 0) {
+    if (StopSignal::requested()) {
       stop_reason = "signal";
       break;
     }
@@ -321,30 +425,73 @@ int run_packet_processing(const RunOptions& o) {
       std::fflush(stdout);
       last_progress = now;
     }
-    std::this_thread::sleep_for(1ms);
+    StopSignal::wait_for(1ms);
   }
 
-  // The one stop path: exit flag, drain, flush, summary.
+  // The one stop path: sources, drain, exit flag, flush, summary. (A second
+  // SIGINT exits at once with 130 from anywhere here: StopSignal's handler.)
   result.info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (stop_reason == "signal")
+    logging::info("run", std::string("stop requested by ") + (StopSignal::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT") +
+                             ": stopping the sources, draining the kernel (a second SIGINT exits at once)");
+  if (stop_reason != "end of input") {
+    // No more frames from the sources; the kernel finishes what was published.
+    for (EthRxq& q : rxqs)
+      if (Status s = q.stop_source(); !s) return fail("stopping the source of an RX queue", s);
+    const auto deadline = std::chrono::steady_clock::now() + kDrainTimeout;
+    bool drained = false;
+    while (!(drained = std::all_of(rxqs.begin(), rxqs.end(), [](const EthRxq& q) { return q.at_end(); })) &&
+           std::chrono::steady_clock::now() < deadline) {
+      reader.drain(result.records);
+      std::this_thread::sleep_for(1ms);
+    }
+    if (!drained)
+      logging::warn("run", "the kernel did not release every published packet within " +
+                               std::to_string(kDrainTimeout.count()) + " ms of the stop; stopping it anyway (see "
+                               "left_in_ring in the summary)");
+  }
   Status stopped = kernel->stop();
   reader.drain(result.records);
   if (tty) std::printf("\n");
-  if (!stopped) return fail("stopping the kernel", stopped);
+  server.stop();
+  if (!stopped) {
+    for (const BlockHealth& h : kernel->health())
+      std::fprintf(stderr, "gnio run packet-processing: block %u: heartbeat %llu, age %.3f s, stage %s%s\n", h.block,
+                   (unsigned long long)h.heartbeat, std::chrono::duration<double>(h.heartbeat_age).count(),
+                   h.stage_name.c_str(), h.exited ? ", exited" : h.hung ? ", HUNG" : "");
+    return fail("stopping the kernel", stopped);
+  }
   const uint64_t claimed = static_cast<const uint64_t*>(indices->host_ptr())[0];
   result.records_lost = claimed - reader.next - live[app::counter::kRecordsDropped];
+  result.kernel = kernel->totals();
+
+  // Every GPU handle goes before the queues under it: a queue exposed to a
+  // GPU does not stop. Then TX stops (flushing pcap-out), then RX, so that
+  // the RX counters are final: offered == delivered + dropped exactly.
+  if (Status s = records->destroy(); !s) return fail("releasing the record semaphore", s);
+  if (gtxq)
+    if (Status s = gtxq->destroy(); !s) return fail("releasing the TX queue's GPU handle", s);
+  for (GpuRxq& g : grxqs)
+    if (Status s = g.destroy(); !s) return fail("releasing an RX queue's GPU handle", s);
+  if (txq) {
+    if (Status s = txq->stop(); !s) return fail("flushing the TX queue", s);
+    result.tx = txq->stats();
+  }
+  // The engines see the kernel's last releases a moment after it made them.
+  for (auto deadline = std::chrono::steady_clock::now() + 2s; std::chrono::steady_clock::now() < deadline;) {
+    uint64_t released = 0;
+    for (const EthRxq& q : rxqs) released += q.stats().released;
+    if (released >= result.kernel.packets) break;
+    std::this_thread::sleep_for(1ms);
+  }
+  for (EthRxq& q : rxqs)
+    if (Status s = q.stop(); !s) return fail("stopping RX queue", s);
   for (const EthRxq& q : rxqs) {
     if (Status s = q.source_status(); !s) return fail("reading --rx " + o.rx, s);
     result.rx.push_back(q.stats());
   }
-  if (txq) {
-    // The GPU handle goes first: a queue exposed to a GPU does not stop.
-    if (Status s = gtxq->destroy(); !s) return fail("releasing the TX queue's GPU handle", s);
-    if (Status s = txq->stop(); !s) return fail("flushing the TX queue", s);
-    result.tx = txq->stats();
-  }
   result.counters.assign(live, live + app::counter::kCount);
   result.flows = app::sorted_flows(static_cast<const FlowEntry*>(flows->host_ptr()), o.flow_slots);
-  result.kernel = kernel->totals();
   export_flows(result.info.seconds);
   flows_file.close();
   result.info.rx = o.rx;
@@ -354,24 +501,22 @@ int run_packet_processing(const RunOptions& o) {
   result.info.emulated = gpu->emulated();
   result.info.queues = o.queues;
   result.info.stop_reason = stop_reason;
+  result.info.signal = StopSignal::signal_number();
 
-  // Tear down in reverse, then take the capability snapshot of this run's
-  // NIC spec and GPU (it opens both itself).
+  // Tear down in reverse; the report carries the capability snapshot of this
+  // run's NIC spec and GPU: the one taken at start, else one taken now (it
+  // opens both itself, so after they are closed).
   kernel = PersistentKernel();
-  if (Status s = records->destroy(); !s) return fail("tearing down", s);
-  for (GpuRxq& g : grxqs)
-    if (Status s = g.destroy(); !s) return fail("tearing down", s);
   if (txq)
-    if (Status s = txq->destroy(); !s) return fail("tearing down", s);
+    if (Status s = txq->destroy(); !s) return fail("tearing down the TX queue", s);
   for (EthRxq& q : rxqs)
-    if (Status s = q.destroy(); !s) return fail("tearing down", s);
-  const std::string gpu_id = result.info.emulated ? "cpu" : gpu->bus_id();
+    if (Status s = q.destroy(); !s) return fail("tearing down an RX queue", s);
   counters = DeviceMemory();
   flows = DeviceMemory();
   indices = DeviceMemory();
   gpu = Gpu();
-  const bool reopenable = o.rx.rfind("pcap:", 0) == 0 || o.rx.rfind("synthetic:", 0) == 0;
-  result.capabilities = nlohmann::json::parse(to_json(discover(reopenable ? o.rx : "", gpu_id), -1));
+  result.capabilities =
+      nlohmann::json::parse(start_caps.empty() ? to_json(discover(reopenable ? o.rx : "", gpu_id), -1) : start_caps);
 
   std::printf("%s", app::summary_text(result, o.top).c_str());
   if (!o.json_out.empty()) {
@@ -416,12 +561,36 @@ void add_run_command(CLI::App& app) {
   pp->add_option("--flow-slots", o->flow_slots, "flow table slots (power of two)")->capture_default_str();
   pp->add_flag("--require-gpu", o->require_gpu, "with --gpu auto: exit 77 (skip) when there is no CUDA GPU");
   pp->add_flag("--quiet", o->quiet, "no live progress line");
+  pp->add_option("--log-level", o->log_level,
+                 "library log level: error|warn|info|debug|trace (overrides GNIO_LOG_LEVEL; default warn)")
+      ->check(CLI::IsMember({"error", "warn", "info", "debug", "trace"}));
+  pp->add_option("--metrics", o->metrics,
+                 "serve Prometheus metrics on http://ADDR:PORT/metrics while the run goes (queues, TX queue, kernel "
+                 "blocks, protocol counts; labels queue/gpu/backend/block); port 0 picks a free one, the address "
+                 "bound is printed once (\"metrics http://...\") and logged at info")
+      ->type_name("ADDR:PORT");
+  pp->add_flag("--metrics-allow-remote", o->metrics_allow_remote,
+               "allow --metrics on a non-loopback address (exposes the counters to the network)");
+  pp->add_option("--hang-timeout", o->hang_timeout_s,
+                 "seconds a block's heartbeat may stand still while its queue has packets waiting before it is "
+                 "reported hung (logged at warn, gnio_kernel_hung in the metrics, HUNG in gnio top); 0: off")
+      ->capture_default_str();
+  pp->add_option("--snapshot-dir", o->snapshot_dir,
+                 "save the capability snapshot of the run's NIC spec and GPU at start to "
+                 "DIR/caps-<UTC time>-<gpu>.json (printed as \"snapshot FILE\"); compare later with "
+                 "gnio caps --diff FILE")
+      ->type_name("DIR");
   pp->footer(
       "Examples:\n"
       "  gnio run packet-processing --rx pcap:data/captures/dns.pcap --print dns --json report.json\n"
       "  gnio run packet-processing --rx pcap:data/captures/ping.pcap --tx pcap-out:replies.pcap \\\n"
       "      --ip 10.77.0.1 --ip fd77::1 --mac 02:00:00:00:00:01\n"
-      "  gnio run packet-processing --rx synthetic:count=1000000,proto=mix --flows-out flows.csv");
+      "  gnio run packet-processing --rx synthetic:count=1000000,proto=mix --flows-out flows.csv\n"
+      "  gnio run packet-processing --rx synthetic:count=0,pps=100000 --metrics 127.0.0.1:9400 &\n"
+      "      gnio top --url http://127.0.0.1:9400/metrics\n\n"
+      "Signals: the first SIGINT or SIGTERM stops the kernel (after it finishes the burst it holds), flushes\n"
+      "the TX output, prints the summary (offered = delivered + dropped) and exits 0; a second SIGINT exits\n"
+      "at once with status 130.");
   pp->callback([o] { exit_with(run_packet_processing(*o)); });
 }
 

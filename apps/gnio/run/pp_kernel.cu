@@ -25,6 +25,16 @@ struct PacketProcessingKernel {
     }
   }
 
+  // A whole echo request (not a later fragment) that build_reply() would
+  // refuse: cut, malformed, or behind an IPv6 routing header.
+  GNIO_HD static uint64_t echo_refused(const uint8_t* p, const Analysis& an) {
+    const bool v6 = an.has(kIcmpv6);
+    if (!(v6 || an.has(kIcmp)) || dev::has_flag(an.flags, dev::PacketFlags::Fragment)) return 0;
+    if (an.pp.payload_offset <= an.pp.l4_offset || p[an.pp.l4_offset] != (v6 ? 128 : 8)) return 0;
+    constexpr uint32_t kCut = bit(dev::PacketFlags::Truncated) | bit(dev::PacketFlags::Malformed);
+    return an.reason != kReasonNone || (an.flags & kCut) != 0 || an.pp.routing_offset != 0 ? 1 : 0;
+  }
+
   // Hands one record to the host; waits while the host is a full ring
   // behind, unless the kernel is stopping.
   GNIO_HD bool hand_off(const dev::KernelCtx& ctx, const uint8_t* p, const Analysis& an, uint16_t queue,
@@ -70,12 +80,14 @@ struct PacketProcessingKernel {
     constexpr Scope S = Scope::Block;
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
+      ctx.set_stage(stage::kReceive);
       dev::RxBurst b = rxq.receive<S>(a.burst, kPollNs);
       if (b.count() == 0) {
         if (pending != 0) flush(local);
         pending = 0;
         continue;
       }
+      ctx.set_stage(stage::kProcess);
       uint64_t wait_for = 0, mine = 0, my_bytes = 0;
       for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
         dev::Packet pk = b[i];
@@ -90,6 +102,7 @@ struct PacketProcessingKernel {
         if (an.has(kIpv4)) local[counter::kCsum + uint32_t{kCsumIpv4} * kCsumCount + an.csum_l3] += 1;
         if (an.csum_l4_layer < kCsumLayerCount) local[counter::kCsum + an.csum_l4_layer * kCsumCount + an.csum_l4] += 1;
         local[counter::kReason + an.reason] += 1;
+        local[counter::kEchoRefused] += echo_refused(p, an);
         if (an.key.version != 0) {
           const bool tcp = an.has(kTcp) && an.pp.payload_offset > an.pp.l4_offset;
           const uint32_t tcp_flags = tcp ? p[an.pp.l4_offset + 13] : 0u;
@@ -110,9 +123,12 @@ struct PacketProcessingKernel {
         }
       }
       // The engine reads replies from the RX ring: release only after they left.
-      if (wait_for != 0)
+      if (wait_for != 0) {
+        ctx.set_stage(stage::kReplyWait);
         while (a.txq.wait_completions(wait_for, kPollNs) == dev::Status::Timeout && ctx.running()) {
         }
+      }
+      ctx.set_stage(stage::kRelease);
       rxq.release<S>(b);
       ctx.count_packets(mine, my_bytes);
       ctx.count_burst<S>();

@@ -27,8 +27,20 @@ inline constexpr uint32_t kReply = kReason + kReasonCount;             // + Repl
 inline constexpr uint32_t kRecords = kReply + kReplyCount;             // handed to the host
 inline constexpr uint32_t kRecordsDropped = kRecords + 1;              // not handed: stopping while the host was behind
 inline constexpr uint32_t kFlow = kRecordsDropped + 1;                 // + FlowOutcome
-inline constexpr uint32_t kCount = kFlow + 4;
+// Echo requests that cannot be answered: cut by the capture, malformed or
+// behind an IPv6 routing header (counted with or without a TX queue).
+inline constexpr uint32_t kEchoRefused = kFlow + 4;
+inline constexpr uint32_t kCount = kEchoRefused + 1;
 }  // namespace counter
+
+// What a block is doing (ctx.set_stage), named for hang reports and gnio top.
+namespace stage {
+inline constexpr uint32_t kReceive = 0;    // waiting for a burst
+inline constexpr uint32_t kProcess = 1;    // classifying, flows, records, building replies
+inline constexpr uint32_t kReplyWait = 2;  // waiting for the replies of the burst to leave
+inline constexpr uint32_t kRelease = 3;    // returning the burst to the RX queue
+inline constexpr const char* kNames[] = {"receive", "process", "reply_wait", "release"};
+}  // namespace stage
 
 struct PpArgs {
   static constexpr uint32_t kMaxQueues = 16;

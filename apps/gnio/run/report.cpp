@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <sstream>
 
@@ -146,6 +147,7 @@ json report_json(const RunResult& r, uint32_t top_flows) {
               {"queues", r.info.queues},
               {"seconds", r.info.seconds},
               {"stop_reason", r.info.stop_reason},
+              {"signal", r.info.signal},
               {"packets", r.count(counter::kPackets)},
               {"bytes", r.count(counter::kBytes)},
               {"mpps", r.mpps()},
@@ -166,6 +168,7 @@ json report_json(const RunResult& r, uint32_t top_flows) {
   json replies = json::object();
   for (uint32_t k = 1; k < kReplyCount; ++k) replies[kReplyNames[k]] = r.count(counter::kReply + k);
   replies["not_sent"] = r.count(counter::kReply + kReplyNone);
+  replies["echo_refused"] = r.count(counter::kEchoRefused);
   replies["tx_packets"] = r.tx.packets;
   replies["tx_errors"] = r.tx.errors;
   j["replies"] = replies;
@@ -195,7 +198,12 @@ json report_json(const RunResult& r, uint32_t top_flows) {
       drops[k] += s.dropped[k];
     }
     offered += s.offered;
-    rx.push_back({{"offered", s.offered}, {"packets", s.packets}, {"bytes", s.bytes}, {"dropped", d}});
+    rx.push_back({{"offered", s.offered},
+                  {"packets", s.packets},
+                  {"bytes", s.bytes},
+                  {"released", s.released},
+                  {"left_in_ring", s.packets - s.released},
+                  {"dropped", d}});
   }
   json dropped = json::object();
   for (size_t k = 0; k < kDropReasons; ++k) dropped[std::string(drop_reason_name(static_cast<DropReason>(k)))] = drops[k];
@@ -215,7 +223,10 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
   char line[256];
   std::snprintf(line, sizeof(line), "%llu packets, %llu bytes in %.3f s: %.3f Mpps, %.3f Gbit/s (%s)\n",
                 (unsigned long long)r.count(counter::kPackets), (unsigned long long)r.count(counter::kBytes),
-                r.info.seconds, r.mpps(), r.gbps(), r.info.stop_reason.c_str());
+                r.info.seconds, r.mpps(), r.gbps(),
+                r.info.signal == SIGINT    ? "signal SIGINT"
+                : r.info.signal == SIGTERM ? "signal SIGTERM"
+                                           : r.info.stop_reason.c_str());
   o << line;
   o << "\nprotocol            packets\n";
   for (uint32_t k = 0; k < kProtoCount; ++k) {
@@ -243,6 +254,11 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
   o << "\nreplies sent:";
   for (uint32_t k = 1; k < kReplyCount; ++k) o << ' ' << kReplyNames[k] << ' ' << r.count(counter::kReply + k);
   o << " (not sent " << r.count(counter::kReply + kReplyNone) << ")\n";
+  uint64_t l4_partial = 0, malformed = 0;
+  for (uint32_t l = kCsumUdp; l < kCsumLayerCount; ++l) l4_partial += r.count(counter::kCsum + l * kCsumCount + kCsumPartial);
+  for (uint32_t k = 1; k < kReasonCount; ++k) malformed += r.count(counter::kReason + k);
+  o << "l4 checksum partial " << l4_partial << ", echo requests refused " << r.count(counter::kEchoRefused)
+    << ", malformed or cut " << malformed << "\n";
   size_t dns = 0, http = 0, tls = 0;
   for (const Record& rec : r.records) (rec.kind == kRecordDns ? dns : rec.kind == kRecordHttp ? http : tls)++;
   o << "records handed to the host: dns " << dns << ", http " << http << ", tls sni " << tls;
@@ -255,6 +271,16 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
     for (size_t k = 0; k < kDropReasons; ++k) other_drops += s.dropped[k];
   }
   o << "drops: rx_missed " << missed << ", all reasons " << other_drops << "\n";
+  // The one line that adds up exactly: offered = delivered + dropped, and
+  // delivered = released + left in the ring (a stop by signal may leave some).
+  uint64_t offered = 0, delivered = 0, released = 0;
+  for (const RxqStats& s : r.rx) {
+    offered += s.offered;
+    delivered += s.packets;
+    released += s.released;
+  }
+  o << "rx: offered " << offered << " delivered " << delivered << " dropped " << other_drops << " released "
+    << released << " left_in_ring " << delivered - released << " kernel_packets " << r.kernel.packets << "\n";
   o << "flows: " << r.flows.size() << " tracked, " << r.count(counter::kFlow + kFlowEvicted) << " evicted, "
     << r.count(counter::kFlow + kFlowUntracked) << " packets untracked\n";
   for (size_t i = 0; i < r.flows.size() && i < top_flows; ++i) {

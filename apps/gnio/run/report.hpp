@@ -25,6 +25,7 @@ struct RunInfo {
   uint32_t queues = 1;
   double seconds = 0;
   std::string stop_reason;  // "end of input", "count", "duration", "signal"
+  int signal = 0;           // the signal that asked to stop (SIGINT, SIGTERM), else 0
 };
 
 struct RunResult {
