@@ -40,7 +40,11 @@ enum class RingMem : uint8_t { Gpu, Host };
 // A backend that already hashed the frame for RSS spreading hands its hash
 // over, so rss_hash costs no second hash.
 struct RxOffloads {
-  bool packet_type = false;  // L2/L3/L4 bits of dev::PacketFlags (L3Ipv4, L4Udp, Vlan, ...)
+  // L2/L3/L4 bits of dev::PacketFlags (L3Ipv4, L4Udp, Vlan, ...), plus
+  // Truncated (a header or the datagram is cut) or Malformed (a header
+  // contradicts itself: wrong IP version, IPv4 header length under 20 or
+  // over the total length, L4 header outside its datagram, ...).
+  bool packet_type = false;
   bool checksum = false;     // L3/L4 checksum state (L3CsumGood/Bad, L4CsumGood/Bad/Partial); implies packet_type
   bool rss_hash = false;     // Toeplitz hash (default key) in RxDesc::rss_hash
   static constexpr RxOffloads all() { return {true, true, true}; }
@@ -61,6 +65,15 @@ struct RxqStats {
   uint64_t errors = 0;     // backend errors
   uint64_t copies = 0;     // host-to-device copies issued (ring mem=gpu)
   uint64_t publish_ns = 0; // engine time spent publishing bursts (copies + index)
+  // The engine thread's turns on this queue (monotonic clock). A turn that
+  // moved or reclaimed anything is work; busy_ns is the time of those
+  // turns, idle_ns that of the others plus the thread's back-off or spin
+  // while none of its queues had work. busy_ns + idle_ns is the time the
+  // queue was attached, less what its thread spent on other queues' work.
+  uint64_t work_polls = 0;  // turns that found work (wake-ups)
+  uint64_t idle_polls = 0;  // turns that found nothing
+  uint64_t busy_ns = 0;
+  uint64_t idle_ns = 0;
 };
 
 struct TxqStats {
@@ -69,6 +82,12 @@ struct TxqStats {
   uint64_t completions = 0;   // completions published to the device
   uint64_t errors = 0;        // descriptors completed with an error
   uint64_t waited_on_time = 0;  // packets held for their send time
+  // Payloads in device memory read through the engine's pinned arena: the
+  // copies issued, the bytes they moved (gaps between payloads included)
+  // and the waits for a burst's copies (one per burst that had any).
+  uint64_t copies = 0;
+  uint64_t copy_bytes = 0;
+  uint64_t copy_waits = 0;
 };
 
 class EthRxq;
@@ -141,6 +160,20 @@ class EthRxq {
   Status set_packet_buffer(const BufArr& pool);
 
   Status start();
+  // Ends the source for an exact drain (an application stopping on a
+  // signal): the engine asks the backend for no more frames, and keeps
+  // publishing and reclaiming what it already moved (frames in backend
+  // memory still go back as the consumer releases them). When it returns
+  // the engine's last request for frames has returned and every frame it
+  // took is published (producer index stored with release order, or its
+  // copy and index write queued on the engine's stream) or counted as
+  // dropped: stats().offered is final and equals packets + sum(dropped).
+  // at_end() turns true once the consumer released every published
+  // descriptor; stop the kernel then, and its count equals stats().packets.
+  // Frames the backend had read but not yet offered are not offered (a
+  // wire loses what arrives after it). Started queues only; a second call
+  // returns at once.
+  Status stop_source();
   Status stop();
   // BadState while a GPU handle (GpuRxq) to this queue is alive.
   Status destroy();
@@ -156,8 +189,8 @@ class EthRxq {
 
   // Host datapath, for a queue started without set_gpu(): up to max frames.
   Result<std::vector<HostFrame>> host_receive(size_t max);
-  // True once a finite source is drained and every packet was delivered
-  // (and, on a GPU datapath, released by the kernel).
+  // True once a finite source is drained (or stop_source() ended it) and
+  // every packet was delivered (and, on a GPU datapath, released by the kernel).
   bool at_end() const noexcept;
   // Why the source stopped early (a corrupt capture, a backend failure);
   // ok while it is healthy or ended normally.

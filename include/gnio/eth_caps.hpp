@@ -32,6 +32,10 @@ struct EthCaps {
   bool rx_timestamp = true;       // descriptors carry a timestamp
   bool rx_rss_hash = true;        // descriptors carry an RSS hash
   bool drops_when_full = false;   // a wire: packets arriving at a full ring are lost
+  // afxdp: the XDP mode the open device runs in, "skb" (generic, copies),
+  // "drv" (native, copies) or "zc" (native, zero copy); mode=auto settles
+  // it at open. Empty for drivers without XDP.
+  std::string xdp_mode;
 };
 
 }  // namespace gnio

@@ -68,18 +68,22 @@ Result<size_t> Backend::rx_into(uint16_t queue, RxSink& sink) {
 }
 
 Result<std::unique_ptr<Backend>> open_backend(std::string_view spec) {
-  std::string_view driver = spec_driver(spec);
-  if (driver == "pcap") return open_pcap(spec);
-  if (driver == "pcap-out") return open_pcap_out(spec);
-  if (driver == "synthetic") return open_synthetic(spec);
-  if (driver == "loop") return open_loop(spec);
-  if (driver == "afxdp") return open_afxdp(spec);
-  if (driver == "dpdk") return open_dpdk(spec);
-  if (driver == "fault") return open_fault(spec);
-  if (driver == "mem") return open_mem(spec);
+  struct Driver {
+    std::string_view name;
+    Result<std::unique_ptr<Backend>> (*open)(std::string_view);
+  };
+  static constexpr Driver kDrivers[] = {{"pcap", open_pcap},   {"pcap-out", open_pcap_out}, {"synthetic", open_synthetic},
+                                        {"loop", open_loop},   {"afxdp", open_afxdp},       {"dpdk", open_dpdk},
+                                        {"fault", open_fault}, {"mem", open_mem}};
+  const std::string_view driver = spec_driver(spec);
+  std::string known;
+  for (const Driver& d : kDrivers) {
+    if (d.name == driver) return d.open(spec);
+    known += (known.empty() ? "" : ", ") + std::string(d.name);
+  }
   return Status(Errc::InvalidValue, Layer::Backend,
                 "queue spec '" + std::string(spec) + "': unknown driver '" + std::string(driver) +
-                    "'; known drivers: pcap, pcap-out, synthetic, loop, afxdp, dpdk, fault (e.g. 'pcap:FILE', 'loop:')");
+                    "'; known drivers: " + known + " (e.g. 'pcap:FILE', 'loop:', 'mem:')");
 }
 
 }  // namespace gnio::backend

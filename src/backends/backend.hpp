@@ -113,6 +113,13 @@ class Backend {
   // or copied), in the order rx_burst() returned them.
   virtual void rx_release(uint16_t /*queue*/, std::span<const RxFrame> /*frames*/) {}
 
+  // Frames of `queue` lost before rx_burst()/rx_into() could offer them (a
+  // paced source with every buffer lent: a NIC missing frames while it has
+  // nowhere to put them), by reason, since the last call. The engine counts
+  // them as offered and dropped, so that offered == delivered + dropped
+  // holds for what the source produced.
+  virtual DropCounts take_rx_drops(uint16_t /*queue*/) { return {}; }
+
   // True once a finite source (a pcap file, a counted generator) is drained.
   virtual bool at_end(uint16_t queue) const = 0;
 

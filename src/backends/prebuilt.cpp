@@ -10,7 +10,8 @@
 // same frame and nothing is rewritten per delivery); a buffer is lent again
 // only after it was released, and while none is free nothing is delivered
 // (with pps=, frames that come due then are lost and counted, as at a NIC).
-// Frames are spread over queues by their RSS hash (default Toeplitz key).
+// Frames are spread over queues by their RSS hash (default Toeplitz key),
+// which goes with each frame.
 // It costs no per-frame work beyond a descriptor, so a benchmark fed by it
 // measures the engine and not the source.
 #include <sys/mman.h>
@@ -21,12 +22,12 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/drivers.hpp"
 #include "backends/spec.hpp"
 #include "backends/synthetic.hpp"
-#include "gnio/dev/headers.hpp"
 #include "core/log.hpp"
 
 namespace gnio::backend {
@@ -46,6 +47,7 @@ struct Frame {
   std::vector<uint8_t> bytes;
   uint32_t flags = 0;
   uint32_t wire_len = 0;
+  uint32_t rss_hash = 0;  // set by build()
 };
 
 // Page-aligned host memory, unmapped on destruction.
@@ -107,9 +109,10 @@ class PrebuiltBackend final : public Backend {
   // Spreads the frames over the queues and builds each queue's buffer ring.
   Status build() {
     for (uint32_t i = 0; i < frames_.size(); ++i) {
-      const Frame& f = frames_[i];
-      const uint32_t hash = o_.queues > 1 ? dev::rss_hash(f.bytes.data(), static_cast<uint32_t>(f.bytes.size())) : 0;
-      queues_[hash % o_.queues].frames.push_back(i);
+      Frame& f = frames_[i];
+      const RssSpread spread = rss_spread(f.bytes.data(), static_cast<uint32_t>(f.bytes.size()), o_.queues);
+      f.rss_hash = spread.hash;
+      queues_[spread.queue].frames.push_back(i);
     }
     size_t total = 0;
     for (Queue& q : queues_) {
@@ -157,7 +160,8 @@ class PrebuiltBackend final : public Backend {
       if (index >= due) break;
       if (q.lent - q.released == q.nbuffers) {
         if (!pacer_) break;  // a pulled source waits for a buffer
-        advance(q);          // a wire does not: the frame is lost at the NIC
+        ++q.lost;            // a wire does not: the frame is lost at the NIC
+        advance(q);
         continue;
       }
       const Frame& f = frames_[q.frames[q.pos]];
@@ -165,8 +169,9 @@ class PrebuiltBackend final : public Backend {
       r = RxFrame{};
       r.data = q.region.base() + (q.lent % q.nbuffers) * q.buffer;
       r.len = static_cast<uint32_t>(f.bytes.size());
-      r.flags = f.flags;
+      r.flags = f.flags | RxFrameRssHash;
       r.wire_len = f.wire_len;
+      r.rss_hash = f.rss_hash;
       r.timestamp_ns = now;
       r.cookie = q.lent++;
       advance(q);
@@ -215,12 +220,19 @@ class PrebuiltBackend final : public Backend {
       } else {
         // The same bytes the buffer ring holds for this frame.
         std::memcpy(dst, q.region.base() + (q.pos % q.nbuffers) * q.buffer, len);
-        sink.commit(len, now, flags, wire_len);
+        sink.commit_hashed(len, now, flags | RxFrameRssHash, wire_len, f.rss_hash);
       }
       advance(q);
       ++offered;
     }
     return offered;
+  }
+
+  DropCounts take_rx_drops(uint16_t queue) override {
+    DropCounts out{};
+    if (queue >= queues_.size()) return out;
+    out[static_cast<size_t>(DropReason::RingFull)] = std::exchange(queues_[queue].lost, 0);
+    return out;
   }
 
   bool at_end(uint16_t queue) const override { return queue >= queues_.size() || ended(queues_[queue]); }
@@ -241,6 +253,7 @@ class PrebuiltBackend final : public Backend {
     size_t pos = 0;
     uint64_t lent = 0;             // buffers handed out (cookies are this sequence)
     uint64_t released = 0;         // buffers given back
+    uint64_t lost = 0;             // frames due while every buffer was lent, not yet taken
   };
 
   uint64_t next_index(const Queue& q) const { return q.round * frames_.size() + q.frames[q.pos]; }

@@ -165,8 +165,9 @@ class SyntheticBackend final : public Backend {
     for (uint32_t flow = 0; flow < o.flows; ++flow) {
       frame.assign(header_size(flow_shape(o, flow)) + kSeqBytes, 0);
       build_frame(o, flow, static_cast<uint32_t>(frame.size()), frame.data());
-      flow_hash_[flow] = dev::rss_hash(frame.data(), static_cast<uint32_t>(frame.size()));
-      queues_[o.queues > 1 ? flow_hash_[flow] % o.queues : 0].flows.push_back(flow);
+      const RssSpread spread = rss_spread(frame.data(), static_cast<uint32_t>(frame.size()), o.queues);
+      flow_hash_[flow] = spread.hash;
+      queues_[spread.queue].flows.push_back(flow);
     }
   }
 
@@ -283,6 +284,11 @@ std::vector<uint8_t> make_synthetic_frame(const SyntheticOptions& o, uint64_t in
   std::vector<uint8_t> f(frame_size(o, index));
   build_frame(o, index, static_cast<uint32_t>(f.size()), f.data());
   return f;
+}
+
+RssSpread rss_spread(const uint8_t* frame, uint32_t len, uint16_t queues) {
+  const uint32_t hash = dev::rss_hash(frame, len);
+  return {hash, static_cast<uint16_t>(queues > 1 ? hash % queues : 0)};
 }
 
 Result<SyntheticOptions> parse_synthetic_spec(std::string_view text) {

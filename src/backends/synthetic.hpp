@@ -41,4 +41,14 @@ uint32_t synthetic_min_frame_size(const SyntheticOptions& o);
 // Frame `index` of the stream `o` describes.
 std::vector<uint8_t> make_synthetic_frame(const SyntheticOptions& o, uint64_t index);
 
+// How a source spreads a frame over `queues` RX queues, as a NIC's RSS
+// does: the frame's Toeplitz hash (default key), handed over with the frame
+// (RxFrameRssHash) so the engine does not hash it again, and the queue that
+// hash selects (hash modulo the queue count).
+struct RssSpread {
+  uint32_t hash;
+  uint16_t queue;
+};
+RssSpread rss_spread(const uint8_t* frame, uint32_t len, uint16_t queues);
+
 }  // namespace gnio::backend

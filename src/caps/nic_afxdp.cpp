@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/afxdp/iface.hpp"
+#include "backends/backend.hpp"
 #include "backends/spec.hpp"
 
 namespace gnio::caps {
@@ -69,6 +70,18 @@ std::optional<AfxdpInterfaceReport> afxdp_interface_report(std::string_view text
   line("mode=auto uses", auto_mode(f));
   line("MTU", std::to_string(f.mtu) + (f.mtu <= max_mtu ? " fits" : " does NOT fit") + " a frame of " +
                   std::to_string(frame) + " bytes (MTU <= " + std::to_string(max_mtu) + ")");
+  // The mode the spec runs in is settled only by attaching and binding.
+  // An XDP program already attached is reported below and never replaced.
+  std::string mode_in_use, mode_error;
+  if (f.xdp_prog_id != 0) {
+    mode_error = "not opened: another XDP program is attached";
+  } else if (auto be = backend::open_backend(text); be) {
+    mode_in_use = (*be)->caps().xdp_mode;
+  } else {
+    mode_error = "open failed: " + be.status().message();
+  }
+  const std::string asked = spec->find("mode") ? *spec->find("mode") : std::string("auto");
+  line("XDP mode in use", mode_error.empty() ? mode_in_use + " (asked: mode=" + asked + ")" : mode_error);
   line("XDP program", f.xdp_prog_id == 0 ? std::string("none attached")
                                          : "id " + std::to_string(f.xdp_prog_id) + " attached (" +
                                                std::string(attached_name(f.xdp_attached)) +
@@ -90,6 +103,10 @@ std::optional<AfxdpInterfaceReport> afxdp_interface_report(std::string_view text
     j["channels"] = {{"rx", f.rx_channels},         {"tx", f.tx_channels},         {"combined", f.combined_channels},
                      {"max_rx", f.max_rx_channels}, {"max_tx", f.max_tx_channels}, {"max_combined", f.max_combined_channels}};
   if (f.xdp_features) j["xdp_features"] = *f.xdp_features;
+  if (mode_error.empty())
+    j["xdp_mode"] = mode_in_use;
+  else
+    j["xdp_mode_error"] = mode_error;
   r.json = j.dump();
   return r;
 }

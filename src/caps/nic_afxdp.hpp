@@ -1,6 +1,7 @@
-// The NIC axis of an afxdp:IFACE spec as the kernel reports it, without
-// attaching anything: channels, the XDP modes the driver has, MTU against
-// the frame size, the driver and any XDP program already attached.
+// The NIC axis of an afxdp:IFACE spec as the kernel reports it: channels,
+// the XDP modes the driver has, MTU against the frame size, the driver and
+// any XDP program already attached; then the XDP mode the spec runs in
+// (EthCaps::xdp_mode), learnt by opening it once (attach, bind, detach).
 #pragma once
 
 #include <optional>

@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -42,9 +43,22 @@ void EngineThread::detach(RxEngine* e) {
   engines_.erase(std::remove(engines_.begin(), engines_.end(), e), engines_.end());
 }
 
+namespace {
+
+uint64_t monotonic_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+}  // namespace
+
 void EngineThread::run() {
   const GpuImpl* bound = nullptr;
   uint32_t idle = 0;
+  // One clock read per turn: each turn runs from the end of the one before.
+  uint64_t last = monotonic_ns();
+  uint64_t waited = 0;  // the wait before this round, idle time of every queue
   while (!stop_.load(std::memory_order_relaxed)) {
     bool progressed = false;
     {
@@ -52,7 +66,11 @@ void EngineThread::run() {
       for (RxEngine* e : engines_) {
         // Queues of one thread may sit on different GPUs.
         if (&e->gpu() != bound && e->gpu().bind_thread()) bound = &e->gpu();
-        progressed |= e->poll();
+        const bool work = e->poll();
+        const uint64_t now = monotonic_ns();
+        e->count_turn(work, now - last, waited);
+        last = now;
+        progressed |= work;
       }
     }
     if (progressed) {
@@ -64,6 +82,9 @@ void EngineThread::run() {
     } else {
       dev::host_backoff(++idle);
     }
+    const uint64_t now = monotonic_ns();
+    waited = now - last;
+    last = now;
   }
 }
 

@@ -205,8 +205,27 @@ Status RxEngine::source_status() const {
   return source_status_;
 }
 
+void RxEngine::stop_source() {
+  source_stop_.store(true);
+  // The turn in progress may have read the flag unset: wait for it to end.
+  const uint64_t seen = turns_.load();
+  for (uint32_t spins = 0; thread_ && turns_.load() == seen; ++spins) dev::host_backoff(spins);
+}
+
+void RxEngine::count_turn(bool work, uint64_t turn_ns, uint64_t wait_ns) {
+  // One writer (this engine's thread): plain adds, no locked instruction.
+  auto add = [](std::atomic<uint64_t>& a, uint64_t v) {
+    a.store(a.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+  };
+  RxqCounters& c = q_.counters;
+  add(work ? c.work_polls : c.idle_polls, 1);
+  add(work ? c.busy_ns : c.idle_ns, turn_ns);
+  if (wait_ns) add(c.idle_ns, wait_ns);
+}
+
 void RxEngine::fail(const Status& s) {
-  log::error("rx-engine", s.to_string());
+  // The caller reports the error (source_status()); here only for tracing.
+  log::write(log::Level::Debug, "rx-engine", q_.queue_id, "the source stopped: " + s.to_string());
   q_.counters.errors.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(status_mu_);
   source_status_ = s;
@@ -311,6 +330,14 @@ void RxEngine::drop(DropReason why) {
 
 Result<size_t> RxEngine::pull_sink() {
   return be_.rx_into(q_.queue_id, *this);
+}
+
+void RxEngine::count_lost() {
+  const DropCounts lost = be_.take_rx_drops(q_.queue_id);
+  for (size_t r = 0; r < kDropReasons; ++r) {
+    new_dropped_[r] += lost[r];
+    new_offered_ += lost[r];
+  }
 }
 
 // ---- in place (backend-owned memory, ring in host memory) -------------------
@@ -435,6 +462,7 @@ Status RxEngine::publish() {
 }
 
 bool RxEngine::poll() {
+  if (!backend_done_ && source_stop_.load()) backend_done_ = true;
   const uint64_t reclaimed_before = reclaimed_;
   reclaim();
   bool moved = reclaimed_ != reclaimed_before;
@@ -448,6 +476,7 @@ bool RxEngine::poll() {
     if (room_ == 0) break;
     const uint32_t asked = room_;
     Result<size_t> got = in_place_ ? pull_in_place() : pull_sink();
+    count_lost();
     if (!got) {
       fail(got.status());
       backend_done_ = true;
@@ -464,6 +493,7 @@ bool RxEngine::poll() {
     backend_done_ = true;
   }
   source_done_.store(backend_done_);
+  turns_.store(turns_.load(std::memory_order_relaxed) + 1);
   return moved;
 }
 

@@ -49,6 +49,16 @@ class RxEngine final : public backend::RxSink {
   bool drained() const noexcept;
   // The error that stopped the source, if any.
   Status source_status() const;
+  // Asks the backend for no more frames (EthRxq::stop_source()). Returns
+  // once every turn that could still pull has ended, published and counted
+  // what it pulled; the engine keeps reclaiming and publishing afterwards.
+  // The engine must be on its thread.
+  void stop_source();
+
+  // The engine thread's account of one turn on this queue: whether it found
+  // work, how long the turn took, and how long the thread waited before
+  // its round because none of its queues had work.
+  void count_turn(bool work, uint64_t turn_ns, uint64_t wait_ns);
 
   // One turn of the engine (called by its EngineThread): reclaim what the
   // consumer released, move what the backend has, publish. True when it
@@ -73,6 +83,8 @@ class RxEngine final : public backend::RxSink {
   // Moves one burst; returns frames offered (delivered or dropped).
   Result<size_t> pull_sink();
   Result<size_t> pull_in_place();
+  // Adds what the backend lost before offering it (take_rx_drops()).
+  void count_lost();
   Status publish();
   void fail(const Status& s);
   void add_range(std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t off, uint64_t len);
@@ -124,6 +136,10 @@ class RxEngine final : public backend::RxSink {
   std::vector<backend::RxFrame> burst_frames_, to_release_;
 
   bool backend_done_ = false;
+  // stop_source(): the flag, and the turns ended so far (both sequentially
+  // consistent: a turn that read the flag unset ends before stop_source() returns).
+  std::atomic<bool> source_stop_{false};
+  std::atomic<uint64_t> turns_{0};
   std::atomic<bool> source_done_{false};
   std::atomic<uint64_t> published_atomic_{0};
   std::atomic<uint64_t> released_atomic_{0};

@@ -119,8 +119,9 @@ uint64_t TxEngine::pushed() const noexcept { return dev::load_acquire(producer_)
 uint64_t TxEngine::completed() const noexcept { return dev::load_acquire(completed_); }
 
 TxCopyStats TxEngine::copy_stats() const noexcept {
-  return {copy_payloads_.load(std::memory_order_relaxed), copies_.load(std::memory_order_relaxed),
-          copy_bytes_.load(std::memory_order_relaxed), copy_waits_.load(std::memory_order_relaxed)};
+  const TxqCounters& c = q_.counters;
+  return {c.copy_payloads.load(std::memory_order_relaxed), c.copies.load(std::memory_order_relaxed),
+          c.copy_bytes.load(std::memory_order_relaxed), c.copy_waits.load(std::memory_order_relaxed)};
 }
 
 Status TxEngine::stop(uint32_t timeout_ms) {
@@ -241,10 +242,11 @@ void TxEngine::land_copies() {
     landed = false;
 #endif
   }
-  copy_payloads_.fetch_add(arena_frames_.size(), std::memory_order_relaxed);
-  copies_.fetch_add(plan_.copies().size(), std::memory_order_relaxed);
-  copy_bytes_.fetch_add(plan_.bytes(), std::memory_order_relaxed);
-  copy_waits_.fetch_add(1, std::memory_order_relaxed);
+  TxqCounters& c = q_.counters;
+  c.copy_payloads.fetch_add(arena_frames_.size(), std::memory_order_relaxed);
+  c.copies.fetch_add(plan_.copies().size(), std::memory_order_relaxed);
+  c.copy_bytes.fetch_add(plan_.bytes(), std::memory_order_relaxed);
+  c.copy_waits.fetch_add(1, std::memory_order_relaxed);
   if (landed) {
     for (const ArenaFrame& a : arena_frames_) frames_[a.frame].data = arena + a.offset;
     return;

@@ -64,7 +64,8 @@ class TxCopyPlan {
   std::vector<Copy> copies_;
 };
 
-// What the engine did to read device-memory payloads, summed since start.
+// What the engine did to read device-memory payloads, summed since start
+// (the queue's counters; EthTxq::stats() has all but payloads).
 struct TxCopyStats {
   uint64_t payloads = 0;  // device-memory payloads read through the arena
   uint64_t copies = 0;    // copies issued (cudaMemcpyAsync, or memcpy on the emulated device)
@@ -130,7 +131,6 @@ class TxEngine {
   std::vector<ArenaFrame> arena_frames_;
   TxCopyPlan plan_;
 
-  std::atomic<uint64_t> copy_payloads_{0}, copies_{0}, copy_bytes_{0}, copy_waits_{0};
   std::atomic<bool> stop_{false};
   std::thread thread_;
 #if GNIO_HAVE_CUDA

@@ -5,6 +5,8 @@
 #include <bit>
 #include <charconv>
 #include <optional>
+#include <type_traits>
+#include <utility>
 
 #include "core/log.hpp"
 #include "engine/rx_engine.hpp"
@@ -49,6 +51,28 @@ Status check_gpu_open(const Gpu& gpu) {
 }
 
 bool configurable(QueueState s) { return s == QueueState::Created || s == QueueState::Configured; }
+
+template <typename Impl>
+constexpr const char* kQueueKind = std::is_same_v<Impl, detail::RxqImpl> ? "RX" : "TX";
+
+// A setter: runs `apply` on a live queue that has not started (under its
+// lifecycle lock) and, when it accepts the value, marks the queue configured.
+template <typename Impl, typename Apply>
+Status configure(const std::shared_ptr<Impl>& impl, const char* setter, Apply&& apply) {
+  if (!impl)
+    return {Errc::BadState, Layer::Eth, std::string(setter) + " on a destroyed " + kQueueKind<Impl> + " queue"};
+  std::lock_guard lock(impl->mu);
+  if (!configurable(impl->state)) return bad_state(setter, impl->state);
+  GNIO_TRY(apply(*impl));
+  impl->state = QueueState::Configured;
+  return Status::ok();
+}
+
+template <typename T, typename V>
+Status assign(T& field, V&& value) {
+  field = std::forward<V>(value);
+  return Status::ok();
+}
 
 std::optional<uint32_t> parse_u32(std::string_view t) {
   uint32_t v = 0;
@@ -235,99 +259,74 @@ EthRxq::~EthRxq() {
                                 "; the ring stays alive until the GPU handle is gone");
 }
 
-// Setters run only on a live queue that has not started.
-#define GNIO_SETTER_PRELUDE(name, kind)                                                    \
-  if (!impl_) return Status(Errc::BadState, Layer::Eth, name " on a destroyed " kind " queue"); \
-  std::lock_guard lock(impl_->mu);                                                          \
-  if (!configurable(impl_->state)) return bad_state(name, impl_->state)
-#define GNIO_RXQ_SETTER_PRELUDE(name) GNIO_SETTER_PRELUDE(name, "RX")
-#define GNIO_TXQ_SETTER_PRELUDE(name) GNIO_SETTER_PRELUDE(name, "TX")
-
 Status EthRxq::set_num_strides(uint32_t n) {
-  GNIO_RXQ_SETTER_PRELUDE("set_num_strides");
-  GNIO_TRY(check_pow2("number of strides", n, 2, impl_->dev->backend->caps().max_ring_entries));
-  impl_->num_strides = n;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_num_strides", [&](detail::RxqImpl& q) {
+    GNIO_TRY(check_pow2("number of strides", n, 2, q.dev->backend->caps().max_ring_entries));
+    q.num_strides = n;
+    return Status::ok();
+  });
 }
 
 Status EthRxq::set_stride_size(uint32_t bytes) {
-  GNIO_RXQ_SETTER_PRELUDE("set_stride_size");
-  const EthCaps& c = impl_->dev->backend->caps();
-  GNIO_TRY(check_pow2("stride size", bytes, c.min_stride, c.max_stride));
-  impl_->stride_size = bytes;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_stride_size", [&](detail::RxqImpl& q) {
+    const EthCaps& c = q.dev->backend->caps();
+    GNIO_TRY(check_pow2("stride size", bytes, c.min_stride, c.max_stride));
+    q.stride_size = bytes;
+    return Status::ok();
+  });
 }
 
 Status EthRxq::set_max_packet_size(uint32_t bytes) {
-  GNIO_RXQ_SETTER_PRELUDE("set_max_packet_size");
-  GNIO_TRY(check_range("max packet size", bytes, kMinFrame, impl_->dev->backend->caps().max_packet_size));
-  impl_->max_packet_size = bytes;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_max_packet_size", [&](detail::RxqImpl& q) {
+    GNIO_TRY(check_range("max packet size", bytes, kMinFrame, q.dev->backend->caps().max_packet_size));
+    q.max_packet_size = bytes;
+    return Status::ok();
+  });
 }
 
 Status EthRxq::set_burst_size(uint32_t packets) {
-  GNIO_RXQ_SETTER_PRELUDE("set_burst_size");
-  GNIO_TRY(check_range("burst size", packets, 1, impl_->dev->backend->caps().max_burst));
-  impl_->burst_size = packets;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_burst_size", [&](detail::RxqImpl& q) {
+    GNIO_TRY(check_range("burst size", packets, 1, q.dev->backend->caps().max_burst));
+    q.burst_size = packets;
+    return Status::ok();
+  });
 }
 
 Status EthRxq::set_ring_mem(RingMem mem) {
-  GNIO_RXQ_SETTER_PRELUDE("set_ring_mem");
-  impl_->ring_mem = mem;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_ring_mem", [&](detail::RxqImpl& q) { return assign(q.ring_mem, mem); });
 }
 
 Status EthRxq::set_rx_offloads(RxOffloads offloads) {
-  GNIO_RXQ_SETTER_PRELUDE("set_rx_offloads");
-  impl_->offloads = offloads;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_rx_offloads", [&](detail::RxqImpl& q) { return assign(q.offloads, offloads); });
 }
 
 Status EthRxq::set_engine_thread(uint16_t index) {
-  GNIO_RXQ_SETTER_PRELUDE("set_engine_thread");
-  impl_->engine_thread = index;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_engine_thread", [&](detail::RxqImpl& q) { return assign(q.engine_thread, index); });
 }
 
 Status EthRxq::set_engine_core(int core) {
-  GNIO_RXQ_SETTER_PRELUDE("set_engine_core");
-  if (core < -1 || core >= CPU_SETSIZE)
-    return {Errc::InvalidValue, Layer::Eth,
-            "engine core " + std::to_string(core) + " is not a CPU number; use 0.." + u(CPU_SETSIZE - 1) +
-                ", or -1 for not pinned"};
-  impl_->engine_core = core;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_engine_core", [&](detail::RxqImpl& q) {
+    if (core < -1 || core >= CPU_SETSIZE)
+      return Status(Errc::InvalidValue, Layer::Eth,
+                    "engine core " + std::to_string(core) + " is not a CPU number; use 0.." + u(CPU_SETSIZE - 1) +
+                        ", or -1 for not pinned");
+    return assign(q.engine_core, core);
+  });
 }
 
 Status EthRxq::set_busy_poll(bool busy) {
-  GNIO_RXQ_SETTER_PRELUDE("set_busy_poll");
-  impl_->busy_poll = busy ? 1 : 0;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_busy_poll", [&](detail::RxqImpl& q) { return assign(q.busy_poll, busy ? 1 : 0); });
 }
 
 Status EthRxq::set_gpu(const Gpu& gpu) {
-  GNIO_RXQ_SETTER_PRELUDE("set_gpu");
-  GNIO_TRY(check_gpu_open(gpu));
-  impl_->gpu = gpu.impl();
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_gpu", [&](detail::RxqImpl& q) {
+    GNIO_TRY(check_gpu_open(gpu));
+    return assign(q.gpu, gpu.impl());
+  });
 }
 
 Status EthRxq::set_packet_buffer(const BufArr& pool) {
-  GNIO_RXQ_SETTER_PRELUDE("set_packet_buffer");
-  impl_->pool = pool;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_packet_buffer", [&](detail::RxqImpl& q) { return assign(q.pool, pool); });
 }
 
 Status EthRxq::start() {
@@ -358,6 +357,17 @@ Status EthRxq::start() {
     q.gpu->live_queues.fetch_add(1);
   }
   q.state = QueueState::Started;
+  return Status::ok();
+}
+
+Status EthRxq::stop_source() {
+  if (!impl_) return {Errc::BadState, Layer::Eth, "stop_source on a destroyed RX queue"};
+  std::lock_guard lock(impl_->mu);
+  if (impl_->state != QueueState::Started) return bad_state("stop_source", impl_->state);
+  if (impl_->engine)
+    impl_->engine->stop_source();
+  else
+    impl_->host_source_stopped.store(true);  // host_receive() is the caller's own: nothing is in flight
   return Status::ok();
 }
 
@@ -411,6 +421,10 @@ RxqStats EthRxq::stats() const noexcept {
   s.errors = c.errors.load();
   s.copies = c.copies.load();
   s.publish_ns = c.publish_ns.load();
+  s.work_polls = c.work_polls.load();
+  s.idle_polls = c.idle_polls.load();
+  s.busy_ns = c.busy_ns.load();
+  s.idle_ns = c.idle_ns.load();
   return s;
 }
 
@@ -432,6 +446,7 @@ Result<std::vector<HostFrame>> EthRxq::host_receive(size_t max) {
                   "host_receive on RX queue " + u(impl_->queue_id) +
                       " whose datapath is on a GPU; receive in the kernel, or start it without set_gpu()");
   auto& q = *impl_;
+  if (q.host_source_stopped.load()) return std::vector<HostFrame>{};
   backend::Backend& be = *q.dev->backend;
   if (q.max_packet_size == 0) q.max_packet_size = default_max_packet_size(q);
   std::vector<backend::RxFrame> frames(std::min<size_t>(max, q.burst_size));
@@ -453,11 +468,17 @@ Result<std::vector<HostFrame>> EthRxq::host_receive(size_t max) {
     bytes += len;
   }
   if (*n > 0 && be.rx_memory(q.queue_id)) be.rx_release(q.queue_id, std::span<const backend::RxFrame>(frames.data(), *n));
+  const DropCounts lost = be.take_rx_drops(q.queue_id);
+  uint64_t lost_total = 0;
+  for (size_t r = 0; r < kDropReasons; ++r) {
+    q.counters.dropped[r].fetch_add(lost[r]);
+    lost_total += lost[r];
+  }
   q.counters.dropped[static_cast<size_t>(DropReason::Empty)].fetch_add(empty);
   q.counters.packets.fetch_add(out.size());
   q.counters.bytes.fetch_add(bytes);
   q.counters.truncated.fetch_add(truncated);
-  q.counters.offered.fetch_add(*n);
+  q.counters.offered.fetch_add(*n + lost_total);
   if (*n == 0 && impl_->dev->backend->at_end(impl_->queue_id)) impl_->host_path_end.store(true);
   return out;
 }
@@ -465,7 +486,7 @@ Result<std::vector<HostFrame>> EthRxq::host_receive(size_t max) {
 bool EthRxq::at_end() const noexcept {
   if (!impl_) return true;
   if (impl_->engine) return impl_->engine->drained();
-  return impl_->host_path_end.load();
+  return impl_->host_path_end.load() || impl_->host_source_stopped.load();
 }
 
 Status EthRxq::source_status() const {
@@ -490,55 +511,50 @@ EthTxq::~EthTxq() {
 }
 
 Status EthTxq::set_depth(uint32_t descriptors) {
-  GNIO_TXQ_SETTER_PRELUDE("set_depth");
-  GNIO_TRY(check_pow2("TX depth", descriptors, 2, impl_->dev->backend->caps().max_ring_entries));
-  impl_->depth = descriptors;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_depth", [&](detail::TxqImpl& q) {
+    GNIO_TRY(check_pow2("TX depth", descriptors, 2, q.dev->backend->caps().max_ring_entries));
+    return assign(q.depth, descriptors);
+  });
 }
 
 Status EthTxq::set_max_packet_size(uint32_t bytes) {
-  GNIO_TXQ_SETTER_PRELUDE("set_max_packet_size");
-  GNIO_TRY(check_range("max packet size", bytes, kMinFrame, impl_->dev->backend->caps().max_packet_size));
-  impl_->max_packet_size = bytes;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_max_packet_size", [&](detail::TxqImpl& q) {
+    GNIO_TRY(check_range("max packet size", bytes, kMinFrame, q.dev->backend->caps().max_packet_size));
+    return assign(q.max_packet_size, bytes);
+  });
 }
 
 Status EthTxq::set_type(TxqType type) {
-  GNIO_TXQ_SETTER_PRELUDE("set_type");
-  if (type == TxqType::WaitOnTime && !impl_->dev->backend->caps().tx_wait_on_time)
-    return {Errc::NotSupported, Layer::Eth,
-            "device \"" + impl_->dev->spec + "\" does not support wait-on-time TX; use TxqType::Regular",
-            Axis::Nic};
-  impl_->type = type;
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_type", [&](detail::TxqImpl& q) {
+    if (type == TxqType::WaitOnTime && !q.dev->backend->caps().tx_wait_on_time)
+      return Status(Errc::NotSupported, Layer::Eth,
+                    "device \"" + q.dev->spec + "\" does not support wait-on-time TX; use TxqType::Regular",
+                    Axis::Nic);
+    return assign(q.type, type);
+  });
 }
 
 Status EthTxq::set_gpu(const Gpu& gpu) {
-  GNIO_TXQ_SETTER_PRELUDE("set_gpu");
-  GNIO_TRY(check_gpu_open(gpu));
-  impl_->gpu = gpu.impl();
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "set_gpu", [&](detail::TxqImpl& q) {
+    GNIO_TRY(check_gpu_open(gpu));
+    return assign(q.gpu, gpu.impl());
+  });
 }
 
 Status EthTxq::register_buffer(const BufArr& pool) {
-  GNIO_TXQ_SETTER_PRELUDE("register_buffer");
-  if (!impl_->gpu) return {Errc::BadState, Layer::Eth, "register_buffer before set_gpu(): set the GPU first"};
-  detail::Region r;
-  if (!impl_->gpu->resolve(reinterpret_cast<uint64_t>(pool.memory().device_ptr()),
-                           pool.count() * pool.elem_size(), r))
-    return {Errc::InvalidValue, Layer::Eth,
-            "TX buffer of " + u(pool.count()) + " x " + u(pool.elem_size()) +
-                " bytes was not allocated on this queue's GPU (" + impl_->gpu->bus_id + ")"};
-  if (pool.elem_size() < impl_->max_packet_size)
-    return {Errc::InvalidValue, Layer::Eth,
-            "TX buffer element size " + u(pool.elem_size()) + " is smaller than the queue's max packet size " +
-                u(impl_->max_packet_size)};
-  impl_->state = QueueState::Configured;
-  return Status::ok();
+  return configure(impl_, "register_buffer", [&](detail::TxqImpl& q) {
+    if (!q.gpu) return Status(Errc::BadState, Layer::Eth, "register_buffer before set_gpu(): set the GPU first");
+    detail::Region r;
+    if (!q.gpu->resolve(reinterpret_cast<uint64_t>(pool.memory().device_ptr()), pool.count() * pool.elem_size(), r))
+      return Status(Errc::InvalidValue, Layer::Eth,
+                    "TX buffer of " + u(pool.count()) + " x " + u(pool.elem_size()) +
+                        " bytes was not allocated on this queue's GPU (" + q.gpu->bus_id + ")");
+    if (pool.elem_size() < q.max_packet_size)
+      return Status(Errc::InvalidValue, Layer::Eth,
+                    "TX buffer element size " + u(pool.elem_size()) + " is smaller than the queue's max packet size " +
+                        u(q.max_packet_size));
+    return Status::ok();
+  });
 }
 
 Status EthTxq::start() {
@@ -595,7 +611,16 @@ QueueState EthTxq::state() const noexcept { return impl_ ? impl_->state : QueueS
 TxqStats EthTxq::stats() const noexcept {
   if (!impl_) return {};
   const auto& c = impl_->counters;
-  return {c.packets.load(), c.bytes.load(), c.completions.load(), c.errors.load(), c.waited_on_time.load()};
+  TxqStats s;
+  s.packets = c.packets.load();
+  s.bytes = c.bytes.load();
+  s.completions = c.completions.load();
+  s.errors = c.errors.load();
+  s.waited_on_time = c.waited_on_time.load();
+  s.copies = c.copies.load();
+  s.copy_bytes = c.copy_bytes.load();
+  s.copy_waits = c.copy_waits.load();
+  return s;
 }
 
 uint32_t EthTxq::depth() const noexcept { return impl_ ? impl_->depth : 0; }

@@ -41,10 +41,14 @@ struct RxqCounters {
   std::atomic<uint64_t> offered{0}, packets{0}, bytes{0}, bursts{0}, released{0}, errors{0}, copies{0},
       publish_ns{0}, truncated{0};
   std::array<std::atomic<uint64_t>, kDropReasons> dropped{};
+  // Written by the queue's engine thread only.
+  std::atomic<uint64_t> work_polls{0}, idle_polls{0}, busy_ns{0}, idle_ns{0};
 };
 
 struct TxqCounters {
   std::atomic<uint64_t> packets{0}, bytes{0}, completions{0}, errors{0}, waited_on_time{0};
+  // Device-memory payloads read through the engine's arena (TxCopyStats).
+  std::atomic<uint64_t> copy_payloads{0}, copies{0}, copy_bytes{0}, copy_waits{0};
 };
 
 struct RxqImpl {
@@ -67,6 +71,7 @@ struct RxqImpl {
   std::atomic<int> gpu_handles{0};
   std::unique_ptr<RxEngine> engine;
   std::atomic<bool> host_path_end{false};
+  std::atomic<bool> host_source_stopped{false};  // stop_source() on the host path
   mutable std::mutex mu;  // lifecycle transitions
 
   ~RxqImpl();

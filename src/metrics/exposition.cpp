@@ -223,7 +223,15 @@ void add_rxq(Writer& w, const RxqStats& s, const Labels& base) {
   w.counter("gnio_rx_errors_total", "Backend errors on the RX queue", base, s.errors);
   w.counter("gnio_rx_copies_total", "Host-to-device copies the engine issued", base, s.copies);
   w.counter_seconds("gnio_rx_publish_seconds_total", "Engine time spent publishing bursts", base,
-          static_cast<double>(s.publish_ns) / 1e9);
+                    static_cast<double>(s.publish_ns) / 1e9);
+  w.counter("gnio_rx_engine_work_polls_total", "Engine turns on the queue that found work (wake-ups)", base,
+            s.work_polls);
+  w.counter("gnio_rx_engine_idle_polls_total", "Engine turns on the queue that found nothing", base, s.idle_polls);
+  w.counter_seconds("gnio_rx_engine_busy_seconds_total", "Engine time in turns on the queue that found work", base,
+                    static_cast<double>(s.busy_ns) / 1e9);
+  w.counter_seconds("gnio_rx_engine_idle_seconds_total",
+                    "Engine time on the queue without work: empty turns and waits while no queue of its thread had any",
+                    base, static_cast<double>(s.idle_ns) / 1e9);
 }
 
 void add_txq(Writer& w, const TxqStats& s, const Labels& base) {
@@ -232,6 +240,10 @@ void add_txq(Writer& w, const TxqStats& s, const Labels& base) {
   w.counter("gnio_tx_completions_total", "Completions published to the device", base, s.completions);
   w.counter("gnio_tx_errors_total", "Descriptors completed with an error", base, s.errors);
   w.counter("gnio_tx_waited_on_time_total", "Frames held for their send time", base, s.waited_on_time);
+  w.counter("gnio_tx_copies_total", "Copies of device-memory payloads into the engine's pinned arena", base, s.copies);
+  w.counter("gnio_tx_copy_bytes_total", "Bytes those copies moved, gaps between payloads included", base,
+            s.copy_bytes);
+  w.counter("gnio_tx_copy_waits_total", "Waits for a burst's payload copies", base, s.copy_waits);
 }
 
 void add_kernel(Writer& w, const std::vector<dev::BlockCounters>& counters, const std::vector<BlockHealth>& health,

@@ -197,6 +197,30 @@ TEST(Prebuilt, PacedSourceLosesFramesThatFindNoRoom) {
   ASSERT_TRUE(none);
   EXPECT_EQ(*none, 0u);
   EXPECT_TRUE(lent->at_end(0)) << "the 192 frames due while no buffer was free are gone";
+  // ... and handed to the engine to count, once.
+  const DropCounts lost = lent->take_rx_drops(0);
+  EXPECT_EQ(lost[static_cast<size_t>(DropReason::RingFull)], 192u);
+  for (size_t r = 0; r < kDropReasons; ++r)
+    if (r != static_cast<size_t>(DropReason::RingFull)) EXPECT_EQ(lost[r], 0u) << drop_reason_name(DropReason(r));
+  EXPECT_EQ(lent->take_rx_drops(0)[static_cast<size_t>(DropReason::RingFull)], 0u);
+}
+
+TEST(Prebuilt, FramesCarryTheRssHashTheyWereSpreadBy) {
+  auto b = open_ok("mem:frames=32,flows=32,size=80,count=32,queues=2");
+  ASSERT_TRUE(b);
+  for (uint16_t q = 0; q < 2; ++q) {
+    std::array<RxFrame, 64> burst{};
+    auto n = b->rx_burst(q, burst);
+    ASSERT_TRUE(n);
+    ASSERT_GT(*n, 0u) << "queue " << q;
+    for (size_t i = 0; i < *n; ++i) {
+      const uint32_t hash = dev::rss_hash(burst[i].data, burst[i].len);
+      EXPECT_TRUE(burst[i].flags & RxFrameRssHash);
+      EXPECT_EQ(burst[i].rss_hash, hash);
+      EXPECT_EQ(hash % 2, q);
+      EXPECT_EQ(rss_spread(burst[i].data, burst[i].len, 2).queue, q);
+    }
+  }
 }
 
 TEST(Prebuilt, SpecErrorsNameTheOption) {

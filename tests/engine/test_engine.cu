@@ -8,6 +8,10 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <set>
 #include <string>
 
@@ -16,6 +20,8 @@
 #include "../core/test_support.hpp"
 #include "engine/rx_engine.hpp"
 #include "gnio/gpu_queue.hpp"
+#include "gnio/log.hpp"
+#include "gnio/metrics.hpp"
 #include "gnio/persistent_kernel.hpp"
 #include "owned_backend.hpp"
 
@@ -382,6 +388,256 @@ TEST(Engine, QueuesShareEngineThreadsPinnedWhereAsked) {
     // Every queue fills its ring: each is served.
     for (auto& q : qs) EXPECT_TRUE(eventually([&] { return q.stats().packets == 64; })) << q.stats().packets;
   }
+}
+
+// ---- exact drain, engine accounting, errors ---------------------------------
+
+// Receives on a started queue with ReceiveKernel until stopped.
+struct Receiver {
+  Gpu& gpu;
+  std::optional<GpuRxq> handle;
+  std::optional<DeviceMemory> totals;
+  std::optional<PersistentKernel> kernel;
+
+  Receiver(Gpu& g, EthRxq& q) : gpu(g) {
+    auto h = GpuRxq::create(gpu, q);
+    EXPECT_TRUE(h.has_value()) << h.status().to_string();
+    if (!h) return;
+    handle.emplace(std::move(*h));
+    auto t = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
+    EXPECT_TRUE(t.has_value());
+    if (!t) return;
+    totals.emplace(std::move(*t));
+    std::memset(totals->host_ptr(), 0, sizeof(examples::ReceiveTotals));
+    auto k = PersistentKernel::launch(
+        gpu, one_thread("receive"),
+        examples::ReceiveKernel<Scope::Thread>{examples::RxQueueSet::of(handle->handle()),
+                                               static_cast<examples::ReceiveTotals*>(totals->device_ptr()), 32});
+    EXPECT_TRUE(k.has_value()) << k.status().to_string();
+    if (k) kernel.emplace(std::move(*k));
+  }
+  bool ok() const { return kernel.has_value(); }
+  // Stops the kernel; what it received in all.
+  examples::ReceiveTotals stop() {
+    EXPECT_TRUE(kernel->stop());
+    examples::ReceiveTotals t = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
+    kernel.reset();
+    handle.reset();
+    return t;
+  }
+};
+
+// stop_source() on an endless source: stats are final when it returns, the
+// kernel then consumes everything published, and what it counted is what
+// the queue delivered; offered == delivered + dropped exactly.
+TEST(Engine, StopSourceDrainsExactly) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  struct Case {
+    std::string spec;
+    RingMem mem;
+  };
+  for (const Case& c : {Case{"synthetic:count=0,size=64-1500,proto=mix,seed=9", RingMem::Gpu},
+                        Case{"synthetic:count=0,size=64-1500,proto=mix,seed=9", RingMem::Host},
+                        Case{"mem:frames=64,ring=128,pps=3000000,count=0", RingMem::Host},
+                        Case{"mem:frames=64,ring=128,pps=3000000,count=0", RingMem::Gpu}}) {
+    SCOPED_TRACE(c.spec + (c.mem == RingMem::Gpu ? " mem=gpu" : " mem=host"));
+    auto dev = EthDevice::open(c.spec);
+    ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
+    auto q = dev->create_rxq(0);
+    ASSERT_TRUE(q.has_value());
+    start_queue(gpu, *q, c.mem, 256);
+    Receiver rx(gpu, *q);
+    ASSERT_TRUE(rx.ok());
+    ASSERT_TRUE(eventually([&] { return q->stats().packets > 20000; }, std::chrono::seconds(60)));
+    ASSERT_TRUE(q->stop_source());
+    const RxqStats at_stop = q->stats();
+    EXPECT_EQ(at_stop.packets + dropped_total(at_stop), at_stop.offered);
+    ASSERT_TRUE(eventually([&] { return q->at_end(); }, std::chrono::seconds(60)));
+    const examples::ReceiveTotals got = rx.stop();
+    const RxqStats end = q->stats();
+    EXPECT_EQ(end.offered, at_stop.offered) << "the source offered frames after stop_source()";
+    EXPECT_EQ(end.packets, at_stop.packets);
+    EXPECT_EQ(got.packets, end.packets);
+    EXPECT_EQ(got.bytes, end.bytes);
+    EXPECT_EQ(end.released, end.packets);
+    EXPECT_EQ(end.packets + dropped_total(end), end.offered);
+    EXPECT_TRUE(q->stop_source()) << "a second call returns at once";
+  }
+}
+
+// The host path: no frame after stop_source(), and the queue is at its end.
+TEST(Engine, StopSourceEndsTheHostPath) {
+  auto dev = EthDevice::open("synthetic:count=0,size=128");
+  ASSERT_TRUE(dev.has_value());
+  auto q = dev->create_rxq(0);
+  ASSERT_TRUE(q.has_value());
+  EXPECT_FALSE(q->stop_source()) << "a queue that has not started has no source to stop";
+  ASSERT_TRUE(q->start());
+  auto first = q->host_receive(16);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->size(), 16u);
+  EXPECT_FALSE(q->at_end());
+  ASSERT_TRUE(q->stop_source());
+  EXPECT_TRUE(q->at_end());
+  auto after = q->host_receive(16);
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->size(), 0u);
+  EXPECT_EQ(q->stats().offered, 16u);
+  EXPECT_EQ(q->stats().packets, 16u);
+}
+
+// The engine's turns on a queue: an idle source is idle time only; frames
+// wake it; busy + idle time stays within the time the queue ran, and the
+// counters only grow. The exposition carries the same values.
+TEST(Engine, TurnsAndBusyIdleTimeAreCountedPerQueue) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  using Clock = std::chrono::steady_clock;
+  auto dev = EthDevice::open("loop:");
+  ASSERT_TRUE(dev.has_value());
+  auto rxq = dev->create_rxq(0);
+  auto txq = dev->create_txq(0);
+  ASSERT_TRUE(rxq.has_value() && txq.has_value());
+  const auto t_before = Clock::now();
+  start_queue(gpu, *rxq, RingMem::Host, 256);
+  const auto t_started = Clock::now();
+  ASSERT_TRUE(txq->start());
+  Receiver rx(gpu, *rxq);
+  ASSERT_TRUE(rx.ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const RxqStats idle = rxq->stats();
+  const auto t_idle = Clock::now();
+  EXPECT_EQ(idle.work_polls, 0u);
+  EXPECT_EQ(idle.busy_ns, 0u);
+  EXPECT_GT(idle.idle_polls, 0u);
+  const auto ns = [](auto d) { return static_cast<uint64_t>(std::chrono::nanoseconds(d).count()); };
+  EXPECT_LE(idle.idle_ns, ns(t_idle - t_before));
+  EXPECT_GE(idle.idle_ns, ns(t_idle - t_started) / 2) << "the engine thread's time is not accounted";
+
+  backend::SyntheticOptions so = *backend::parse_synthetic_spec("synthetic:size=60-1500,seed=5");
+  for (uint64_t i = 0; i < 100; ++i) {
+    const std::vector<uint8_t> f = backend::make_synthetic_frame(so, i);
+    std::span<const uint8_t> one[1] = {f};
+    ASSERT_TRUE(eventually([&] {
+      auto n = txq->host_send(one);
+      return n && *n == 1;
+    }));
+  }
+  ASSERT_TRUE(eventually([&] { return rxq->stats().released == 100; }));
+  const RxqStats woke = rxq->stats();
+  const auto t_woke = Clock::now();
+  EXPECT_GE(woke.work_polls, 1u);
+  EXPECT_LE(woke.work_polls, 200u) << "100 frames and their release at most";
+  EXPECT_GT(woke.busy_ns, 0u);
+  EXPECT_GE(woke.idle_polls, idle.idle_polls);
+  EXPECT_GE(woke.idle_ns, idle.idle_ns);
+  EXPECT_LE(woke.busy_ns + woke.idle_ns, ns(t_woke - t_before));
+  EXPECT_EQ(rx.stop().packets, 100u);
+
+  metrics::Writer w;
+  metrics::add_rxq(w, woke, {{"queue", "0"}});
+  auto samples = metrics::parse(w.text());
+  ASSERT_TRUE(samples.has_value()) << samples.status().to_string();
+  std::map<std::string, double> by_name;
+  for (const metrics::Sample& m : *samples)
+    if (m.label("queue") == "0") by_name[m.name] = m.value;
+  EXPECT_EQ(by_name["gnio_rx_engine_work_polls_total"], static_cast<double>(woke.work_polls));
+  EXPECT_EQ(by_name["gnio_rx_engine_idle_polls_total"], static_cast<double>(woke.idle_polls));
+  EXPECT_DOUBLE_EQ(by_name["gnio_rx_engine_busy_seconds_total"], static_cast<double>(woke.busy_ns) / 1e9);
+  EXPECT_DOUBLE_EQ(by_name["gnio_rx_engine_idle_seconds_total"], static_cast<double>(woke.idle_ns) / 1e9);
+}
+
+// A source error is the caller's to report (source_status()): the engine
+// logs it at debug only, naming the queue.
+TEST(Engine, SourceErrorIsLoggedAtDebugWithItsQueue) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  struct Line {
+    logging::Level level;
+    std::string component;
+    int queue;
+    std::string message;
+  };
+  std::mutex mu;
+  std::vector<Line> lines;
+  const logging::Level was = logging::level();
+  logging::set_level(logging::Level::Debug);
+  logging::set_sink([&](const logging::Event& e) {
+    std::lock_guard lock(mu);
+    lines.push_back({e.level, std::string(e.component), e.queue, std::string(e.message)});
+  });
+  {
+    auto dev = EthDevice::open("fault:error_at=300,inner=synthetic:count=0,size=128,queues=2");
+    ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
+    auto q = dev->create_rxq(1);
+    ASSERT_TRUE(q.has_value());
+    start_queue(gpu, *q, RingMem::Gpu, 256);
+    Receiver rx(gpu, *q);
+    ASSERT_TRUE(rx.ok());
+    ASSERT_TRUE(eventually([&] { return q->at_end(); }, std::chrono::seconds(60)));
+    EXPECT_EQ(rx.stop().packets, 300u);
+    const Status why = q->source_status();
+    EXPECT_FALSE(why.is_ok());
+    EXPECT_EQ(q->stats().errors, 1u);
+    logging::set_sink({});
+    logging::set_level(was);
+    std::lock_guard lock(mu);
+    size_t debug_lines = 0;
+    for (const Line& l : lines) {
+      if (l.component != "rx-engine") continue;
+      EXPECT_NE(l.level, logging::Level::Error) << l.message;
+      if (l.level == logging::Level::Debug && l.message.find(why.message()) != std::string::npos) {
+        ++debug_lines;
+        EXPECT_EQ(l.queue, 1);
+      }
+    }
+    EXPECT_EQ(debug_lines, 1u);
+  }
+  logging::set_sink({});
+  logging::set_level(was);
+}
+
+// Frames cut at the queue's max packet size keep the IPv4 header checksum
+// state: the header is whole even when the L4 part is not.
+TEST(Engine, CutFramesCarryTheirIpv4HeaderChecksumState) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  const std::string spec = "synthetic:count=300,size=1000,proto=mix,seed=4";
+  auto dev = EthDevice::open(spec);
+  ASSERT_TRUE(dev.has_value());
+  auto q = dev->create_rxq(0);
+  ASSERT_TRUE(q.has_value());
+  RxOffloads csum;
+  csum.checksum = true;
+  start_queue(gpu, *q, RingMem::Host, 256, 60, csum);
+  Received run;
+  record(gpu, *q, 300, [&] { return q->at_end(); }, run);
+  backend::SyntheticOptions so = *backend::parse_synthetic_spec(spec);
+  for (uint64_t i = 0; i < 300; ++i) {
+    const std::vector<uint8_t> f = backend::make_synthetic_frame(so, i);
+    const uint32_t flags = run.seen[i].flags;
+    EXPECT_EQ(run.seen[i].len, 60u) << "frame " << i;
+    EXPECT_TRUE(dev::has_flag(flags, dev::PacketFlags::FrameTruncated)) << "frame " << i;
+    EXPECT_TRUE(dev::has_flag(flags, dev::PacketFlags::L3CsumGood)) << "frame " << i << " flags " << flags;
+    EXPECT_FALSE(dev::has_flag(flags, dev::PacketFlags::L3CsumBad)) << "frame " << i;
+    EXPECT_EQ(flags & ~dev::bit(dev::PacketFlags::FrameTruncated), dev::classify(f.data(), 60)) << "frame " << i;
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
+// A paced prebuilt source whose buffers are all lent loses what comes due,
+// as a NIC does; every lost frame is offered and counted under ring_full.
+TEST(Engine, PacedPrebuiltSourceCountsWhatItLoses) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  auto dev = EthDevice::open("mem:frames=16,ring=64,pps=2000000,count=20000");
+  ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
+  auto q = dev->create_rxq(0);
+  ASSERT_TRUE(q.has_value());
+  start_queue(gpu, *q, RingMem::Host, 256);  // no consumer: the 64 buffers stay lent
+  ASSERT_TRUE(eventually([&] { return q->stats().offered == 20000; }, std::chrono::seconds(30)))
+      << q->stats().offered;
+  const RxqStats s = q->stats();
+  EXPECT_EQ(s.packets, 64u);
+  EXPECT_EQ(s.dropped[static_cast<size_t>(DropReason::RingFull)], 20000u - 64u);
+  EXPECT_EQ(s.rx_missed, 20000u - 64u);
+  EXPECT_EQ(s.packets + dropped_total(s), s.offered);
 }
 
 }  // namespace

@@ -192,6 +192,10 @@ TEST_F(DrivenTxEngine, StridesOfABurstInDeviceMemoryAreOneCopyAndOneWait) {
   EXPECT_EQ(txq_.completion_errors(), 0u);
   EXPECT_EQ(q_.counters.packets.load(), kCount);
   EXPECT_EQ(q_.counters.completions.load(), kCount);
+  // The queue's stats read the same counters.
+  EXPECT_EQ(q_.counters.copies.load(), 1u);
+  EXPECT_EQ(q_.counters.copy_waits.load(), 1u);
+  EXPECT_EQ(q_.counters.copy_bytes.load(), c.bytes);
 }
 
 TEST_F(DrivenTxEngine, MixedPayloadsKeepTheirOrderAndMappedOnesAreNotCopied) {
@@ -388,6 +392,15 @@ TEST(TxFromDeviceMemory, EveryFrameArrivesByteExactInOrder) {
   EXPECT_EQ(s.packets, n);
   EXPECT_EQ(s.completions, n);
   EXPECT_EQ(s.errors, 0u);
+  // Every payload lies in device memory: read through the arena, strides
+  // of a burst in one copy that keeps the gaps between them.
+  uint64_t payload_bytes = 0;
+  for (uint32_t i = 0; i < n; ++i) payload_bytes += frame_len(i);
+  EXPECT_GE(s.copy_waits, 1u);
+  EXPECT_GE(s.copies, s.copy_waits);
+  EXPECT_LE(s.copies, n);
+  EXPECT_GE(s.copy_bytes, payload_bytes);
+  EXPECT_LE(s.copy_bytes, static_cast<uint64_t>(n) * kStride);
   EXPECT_EQ(k->totals().packets, n);
   ASSERT_TRUE(h->destroy());
   ASSERT_TRUE(txq->destroy());

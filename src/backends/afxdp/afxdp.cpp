@@ -280,6 +280,7 @@ class AfxdpBackend final : public Backend {
     caps_.max_tx_queues = static_cast<uint16_t>(o_.queues);
     caps_.max_packet_size = o_.frame - kXdpPacketHeadroom;
     caps_.drops_when_full = true;
+    caps_.xdp_mode = mode_name(mode_);
     return Status::ok();
   }
 
