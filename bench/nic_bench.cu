@@ -134,7 +134,8 @@ std::string machine(const Gpu& gpu) {
       break;
     }
   const std::string device =
-      gpu.emulated() ? std::string("emulated device (kernels on CPU threads)") : "GPU " + gpu.info().name + " (" + gpu.bus_id() + ")";
+      gpu.emulated() ? std::string("emulated device (kernels on CPU threads)")
+                     : "GPU " + gpu.info().name + " (" + gpu.bus_id() + ")";
   return device + "; CPU " + cpu + " x " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + "; kernel " + u.sysname +
          " " + u.release + " " + u.machine;
 }
@@ -180,7 +181,8 @@ struct Bench {
     // the only frames on the pair are the sender's.
     for (const auto* ns : {&dut, &peer})
       GNIO_TRY(ns->run([] {
-        for (const char* conf : {"/proc/sys/net/ipv6/conf/default/disable_ipv6", "/proc/sys/net/ipv6/conf/all/disable_ipv6"}) {
+        for (const char* conf :
+             {"/proc/sys/net/ipv6/conf/default/disable_ipv6", "/proc/sys/net/ipv6/conf/all/disable_ipv6"}) {
           const int fd = open(conf, O_WRONLY | O_CLOEXEC);
           if (fd < 0) continue;
           (void)!write(fd, "1", 1);
@@ -404,7 +406,9 @@ int main(int argc, char** argv) {
   };
   for (uint32_t size : o.sizes) {
     if (size < 60 || size > 1514) {
-      std::fprintf(stderr, "error: frame size %u is outside 60..1514 (the veth MTU is 1500); pass e.g. --sizes 64,1500\n", size);
+      std::fprintf(stderr,
+                   "error: frame size %u is outside 60..1514 (the veth MTU is 1500); pass e.g. --sizes 64,1500\n",
+                   size);
       return 2;
     }
     if (!g_interrupted) add(b.baseline(size));
@@ -431,7 +435,8 @@ int main(int argc, char** argv) {
               kPeerIf, kDutIf, b.senders, pktgen ? "loaded, not used" : "module not loaded", o.seconds, o.mem.c_str());
   print_table(rows);
   if (!o.json.empty()) {
-    nlohmann::json j = {{"machine", where}, {"senders", b.senders}, {"seconds", o.seconds}, {"rows", nlohmann::json::array()}};
+    nlohmann::json j = {
+        {"machine", where}, {"senders", b.senders}, {"seconds", o.seconds}, {"rows", nlohmann::json::array()}};
     for (const Row& r : rows) j["rows"].push_back(to_json(r));
     std::ofstream(o.json) << j.dump(2) << "\n";
   }
