@@ -77,10 +77,15 @@ struct Row {
   DropCounts gnio_dropped{};
   nicbench::SocketDrops kernel;  // the kernel's drops before gnio's sockets
   uint64_t socket_dropped = 0;  // baseline: the socket's queue was full
+  // The veth dropped on transmit without telling the sender (kernels that
+  // drop on a full queue and return success): its tx_dropped beyond the
+  // sends it refused.
+  uint64_t veth_silent_drops = 0;
   bool is_baseline = false;
 
   uint64_t drops() const {
-    uint64_t d = kernel.xsk_no_fill_frame + kernel.xsk_rx_ring_full + kernel.packet_ring_full + socket_dropped;
+    uint64_t d = kernel.xsk_no_fill_frame + kernel.xsk_rx_ring_full + kernel.packet_ring_full + socket_dropped +
+                 veth_silent_drops;
     for (uint64_t v : gnio_dropped) d += v;
     return d;
   }
@@ -120,6 +125,7 @@ std::string drops_text(const Row& r) {
   add("xsk rx ring full", r.kernel.xsk_rx_ring_full);
   add("af_packet ring full", r.kernel.packet_ring_full);
   add("socket queue full", r.socket_dropped);
+  add("veth dropped on transmit", r.veth_silent_drops);
   return s.empty() ? "0" : s;
 }
 
@@ -212,9 +218,13 @@ struct Bench {
   Status send_window(Row& r, const std::function<uint64_t()>& count) {
     nicbench::Sender sender;
     const uint64_t before = count();
+    uint64_t veth_dropped = 0;
     {
       gnio::nettest::EnterNs in_peer(peer);
       GNIO_TRY(in_peer.status());
+      auto d = nicbench::tx_dropped(kPeerIf);
+      if (!d) return d.status();
+      veth_dropped = *d;
       GNIO_TRY(sender.start(kPeerIf, nicbench::udp_frames(peer_mac, dut_mac, r.size, 64), senders));
     }
     sleep_for(o.seconds);
@@ -222,6 +232,15 @@ struct Bench {
     r.window_received = count() - before;
     if (!sent) return sent.status();
     r.send = *sent;
+    {
+      gnio::nettest::EnterNs in_peer(peer);
+      GNIO_TRY(in_peer.status());
+      auto d = nicbench::tx_dropped(kPeerIf);
+      if (!d) return d.status();
+      veth_dropped = *d - veth_dropped;
+    }
+    // A drop the sender was told of (ENOBUFS) is a refusal, not a loss.
+    r.veth_silent_drops = veth_dropped > r.send.refused ? veth_dropped - r.send.refused : 0;
     drain(count, r.send.sent);
     return Status::ok();
   }
@@ -344,6 +363,7 @@ nlohmann::json to_json(const Row& r) {
   drops["xsk_rx_ring_full"] = r.kernel.xsk_rx_ring_full;
   drops["af_packet_ring_full"] = r.kernel.packet_ring_full;
   drops["socket_queue_full"] = r.socket_dropped;
+  drops["veth_silent"] = r.veth_silent_drops;
   return {{"receiver", r.receiver}, {"spec", r.spec},       {"size", r.size},
           {"status", r.status},     {"baseline", r.is_baseline},
           {"sent", r.send.sent},    {"refused", r.send.refused}, {"seconds", r.send.seconds},

@@ -3,7 +3,10 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <linux/if_packet.h>
+#include <linux/if_link.h>
 #include <linux/if_xdp.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <sys/socket.h>
@@ -256,6 +259,57 @@ SocketDrops socket_drops() {
   }
   closedir(dir);
   return d;
+}
+
+// ---- veth transmit drops ---------------------------------------------------------
+
+Result<uint64_t> tx_dropped(const std::string& ifname) {
+  const unsigned ifindex = if_nametoindex(ifname.c_str());
+  if (ifindex == 0)
+    return os_error("interface " + ifname + " not found in this namespace", errno, "the veth pair was not made");
+  const int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+  if (fd < 0) return os_error("rtnetlink socket", errno, "a kernel with rtnetlink has it");
+  struct {
+    nlmsghdr h;
+    ifinfomsg i;
+  } req{};
+  req.h.nlmsg_len = sizeof req;
+  req.h.nlmsg_type = RTM_GETLINK;
+  req.h.nlmsg_flags = NLM_F_REQUEST;
+  req.h.nlmsg_seq = 1;
+  req.i.ifi_family = AF_UNSPEC;
+  req.i.ifi_index = static_cast<int>(ifindex);
+  std::vector<uint8_t> buf(65536);
+  ssize_t n = -1;
+  if (send(fd, &req, sizeof req, 0) == static_cast<ssize_t>(sizeof req)) n = recv(fd, buf.data(), buf.size(), 0);
+  const int err = errno;
+  close(fd);
+  if (n < 0) return os_error("RTM_GETLINK of " + ifname, err, "check that rtnetlink answers in this namespace");
+  size_t at = 0;
+  while (at + sizeof(nlmsghdr) <= static_cast<size_t>(n)) {
+    nlmsghdr h;
+    std::memcpy(&h, buf.data() + at, sizeof h);
+    if (h.nlmsg_len < sizeof h || at + h.nlmsg_len > static_cast<size_t>(n)) break;
+    if (h.nlmsg_type == RTM_NEWLINK) {
+      // Attributes follow the aligned link header, each aligned to 4 bytes.
+      size_t a = at + NLMSG_LENGTH(sizeof(ifinfomsg));
+      a = (a + 3) & ~size_t{3};
+      while (a + sizeof(rtattr) <= at + h.nlmsg_len) {
+        rtattr attr;
+        std::memcpy(&attr, buf.data() + a, sizeof attr);
+        if (attr.rta_len < sizeof attr) break;
+        if (attr.rta_type == IFLA_STATS64 && attr.rta_len >= sizeof attr + sizeof(rtnl_link_stats64)) {
+          rtnl_link_stats64 st;
+          std::memcpy(&st, buf.data() + a + RTA_LENGTH(0), sizeof st);
+          return static_cast<uint64_t>(st.tx_dropped);
+        }
+        a += (attr.rta_len + 3u) & ~3u;
+      }
+    }
+    at += (h.nlmsg_len + 3u) & ~3u;
+  }
+  return Status(Errc::IoError, Layer::App,
+                "RTM_GETLINK of " + ifname + " had no IFLA_STATS64; a kernel of 2.6.35 or later reports it");
 }
 
 }  // namespace gnio::nicbench

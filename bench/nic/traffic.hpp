@@ -93,6 +93,11 @@ struct SocketDrops {
 };
 SocketDrops socket_drops();
 
+// The veth's count of frames it dropped on transmit (IFLA_STATS64
+// tx_dropped of `ifname`, calling thread's namespace). Kernels that drop on
+// a full veth queue without telling the sender count them only here.
+Result<uint64_t> tx_dropped(const std::string& ifname);
+
 int64_t now_ns();
 
 }  // namespace gnio::nicbench
