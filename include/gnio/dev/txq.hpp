@@ -125,7 +125,7 @@ class Txq {
   GNIO_HD void commit(const TxBatch& b) const {
     // Each thread's descriptor and payload writes travel to host memory on
     // their own; each thread fences them before the leader publishes.
-    cuda::atomic_thread_fence(cuda::std::memory_order_release, cuda::thread_scope_system);
+    fence_system(cuda::std::memory_order_release);
     if constexpr (S == Scope::Warp) {
       sync_warp();
       if (lane_index() != 0) return;
@@ -137,10 +137,10 @@ class Txq {
     // before all of the marks: a release store per descriptor would fence
     // at system scope once per packet.
     if constexpr (S != Scope::Thread)
-      cuda::atomic_thread_fence(cuda::std::memory_order_release, cuda::thread_scope_system);
+      fence_system(cuda::std::memory_order_release);
     for (uint32_t i = 0; i < b.count(); ++i) {
       uint64_t idx = b.first() + i;
-      store_relaxed(&ring_.ready[idx & ring_.desc_mask], idx + 1);
+      store_after_fence(&ring_.ready[idx & ring_.desc_mask], idx + 1);
     }
   }
 
@@ -156,13 +156,13 @@ class Txq {
     }
     const uint64_t cur = load_relaxed(ring_.pushed);
     uint64_t end = cur;
-    while (load_relaxed(&ring_.ready[end & ring_.desc_mask]) == end + 1) ++end;
+    while (load_before_fence(&ring_.ready[end & ring_.desc_mask]) == end + 1) ++end;
     if (end != cur) {
       // Acquires the committers' marks and releases the doorbell: one
       // system fence for the whole run of descriptors.
-      cuda::atomic_thread_fence(cuda::std::memory_order_acq_rel, cuda::thread_scope_system);
-      store_relaxed(ring_.pushed, end);
-      store_relaxed(ring_.producer, end);
+      fence_system(cuda::std::memory_order_acq_rel);
+      store_after_fence(ring_.pushed, end);
+      store_after_fence(ring_.producer, end);
     }
     cuda::atomic_ref<uint32_t, cuda::thread_scope_device>(*ring_.push_lock).store(0u, cuda::std::memory_order_release);
     return end;
