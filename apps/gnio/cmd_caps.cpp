@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../../src/backends/dpdk/report.hpp"
 #include "../../src/caps/nic_afxdp.hpp"
 #include "commands.hpp"
 #include "gnio/capabilities.hpp"
@@ -82,16 +83,20 @@ void run_caps(const CapsOptions& o) {
   CapabilityReport r = discover(o.target.nic, o.target.gpu);
   // An afxdp spec also shows what the kernel says of its interface.
   auto iface = caps::afxdp_interface_report(o.target.nic);
+  // A dpdk spec also shows what DPDK says of its port.
+  auto port = caps::dpdk_port_report(o.target.nic);
   if (o.json) {
-    if (!iface) std::cout << to_json(r) << "\n";
+    if (!iface && !port) std::cout << to_json(r) << "\n";
     else {
       nlohmann::json j = nlohmann::json::parse(to_json(r, -1));
-      j["nic"]["interface"] = nlohmann::json::parse(iface->json);
+      if (iface) j["nic"]["interface"] = nlohmann::json::parse(iface->json);
+      if (port) j["nic"]["dpdk_port"] = nlohmann::json::parse(port->json);
       std::cout << j.dump(2) << "\n";
     }
   } else {
     std::cout << format_report(r);
     if (iface) std::cout << "\nAF_XDP interface (" << o.target.nic << ")\n" << iface->text;
+    if (port) std::cout << "\nDPDK port (" << o.target.nic << ")\n" << port->text;
   }
   if (!o.save.empty()) save_snapshot(r, o.save);
   // An axis the user named explicitly and that could not be queried is an

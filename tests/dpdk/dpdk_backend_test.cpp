@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "backends/dpdk/report.hpp"
 
 namespace gnio::backend {
 namespace {
@@ -265,6 +266,20 @@ TEST(DpdkPort, ClosedPortOpensAgain) {
     ASSERT_TRUE(b) << "open " << i;
     EXPECT_TRUE(b->rx_memory(1).has_value());
   }
+}
+
+TEST(DpdkCaps, PortReportSaysWhatDpdkSaysOfThePort) {
+  EXPECT_FALSE(caps::dpdk_port_report("pcap:x.pcap").has_value()) << "only dpdk specs have a port report";
+  auto r = caps::dpdk_port_report("dpdk:net_ring0");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_NE(r->text.find("PMD net_ring on bus vdev"), std::string::npos) << r->text;
+  EXPECT_NE(r->text.find("queues: 16 RX, 16 TX"), std::string::npos) << r->text;
+  EXPECT_NE(r->json.find("\"pmd\":\"net_ring\""), std::string::npos) << r->json;
+  EXPECT_NE(r->json.find("\"max_rx_queues\":16"), std::string::npos) << r->json;
+  auto bad = caps::dpdk_port_report("dpdk:net_nosuchpmd0");
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_NE(bad->json.find("\"error\""), std::string::npos) << bad->json;
+  EXPECT_NE(bad->text.find("net_nosuchpmd0"), std::string::npos) << bad->text;
 }
 
 }  // namespace

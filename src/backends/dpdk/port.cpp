@@ -62,8 +62,6 @@ struct RxQueueState {
 
 struct PortState {
   bool open = false;
-  bool probed_here = false;  // rte_dev_probe made the device: removed again on close
-  std::string devargs;
   std::vector<rte_mempool*> rx_pools, tx_pools;
   std::vector<RxQueueState> rxq;
   std::vector<RxRegion> regions;
@@ -169,8 +167,6 @@ int port_find(const char* name, uint16_t* port_id, char* err) {
     set_err(err, "the device '%s' was probed but made no ethdev port named '%s'", name, devname.c_str());
     return -1;
   }
-  g_ports[*port_id].probed_here = true;
-  g_ports[*port_id].devargs = name;
   return 0;
 }
 
@@ -285,10 +281,9 @@ void release_port(uint16_t port_id, PortState& st) {
   rte_device* dev = have_info ? info.device : nullptr;
   if (st.open) {
     rte_eth_dev_stop(port_id);
-    if (st.probed_here && dev)
-      rte_dev_remove(dev);  // closes the port and frees the device: the name can be probed again
-    else
-      rte_eth_dev_close(port_id);
+    // Removing the device closes the port and lets the same spec probe it
+    // again later in this process (a closed port's device cannot be).
+    if (!dev || rte_dev_remove(dev) != 0) rte_eth_dev_close(port_id);
   }
   for (rte_mempool* p : st.rx_pools) rte_mempool_free(p);
   for (rte_mempool* p : st.tx_pools) rte_mempool_free(p);
