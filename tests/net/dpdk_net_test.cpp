@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <set>
 #include <thread>
 
 #include "backends/backend.hpp"
@@ -174,6 +175,81 @@ TEST_P(DpdkNet, AnswersPingFromThePeer) {
   peer.join();
   EXPECT_EQ(ping_rc, 0) << "ping from the peer namespace got no full set of replies";
   EXPECT_EQ(echoed, 10u) << "echo requests answered";
+}
+
+// Two queues (net_af_packet's qpairs: the kernel's fanout hash spreads
+// flows): every datagram of every flow arrives, each flow on one queue only,
+// each queue's frames inside that queue's own rx_memory().
+TEST_P(DpdkNet, SpreadsFlowsOverTwoQueuesOneQueuePerFlow) {
+  constexpr uint32_t kQueues = 2, kFlows = 16, kPerFlow = 40;
+  const std::string spec = "dpdk:\"net_af_packet0,iface=" + std::string(kDutIf) + ",qpairs=2\",queues=2";
+  auto opened = backend::open_backend(spec);
+  ASSERT_TRUE(opened.has_value()) << spec << ": " << opened.status().to_string();
+  b_ = std::move(*opened);
+  ASSERT_EQ(b_->caps().max_rx_queues, kQueues);
+  std::atomic<uint32_t> received{0};
+  Status sender_status;
+  std::thread sender([&] {
+    sender_status = veth_->peer.run([&]() -> Status {
+      std::vector<int> fds;
+      sockaddr_in to{};
+      to.sin_family = AF_INET;
+      to.sin_port = htons(kUdpPort);
+      inet_pton(AF_INET, kDutIp, &to.sin_addr);
+      for (uint32_t f = 0; f < kFlows; ++f) {
+        int fd = socket(AF_INET, SOCK_DGRAM, 0);
+        sockaddr_in from{};
+        from.sin_family = AF_INET;
+        from.sin_port = htons(static_cast<uint16_t>(20000 + f));
+        if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0)
+          return Status(Errc::IoError, Layer::App, std::string("bind: ") + std::strerror(errno));
+        fds.push_back(fd);
+      }
+      for (uint32_t i = 0; i < kPerFlow; ++i)
+        for (uint32_t f = 0; f < kFlows; ++f) {
+          const uint32_t n = i * kFlows + f;
+          const auto until = Clock::now() + std::chrono::seconds(5);
+          while (received.load() + 64 < n)
+            if (Clock::now() > until) return Status(Errc::Timeout, Layer::App, "receiver stalled");
+          auto p = test_payload(n, 100);
+          sendto(fds[f], p.data(), p.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to);
+        }
+      for (int fd : fds) close(fd);
+      return Status::ok();
+    });
+  });
+  std::vector<std::set<uint16_t>> queues_of_flow(kFlows);
+  std::vector<uint32_t> per_queue(kQueues, 0);
+  std::vector<RxFrame> burst(32);
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  while (received.load() < kFlows * kPerFlow && Clock::now() < deadline) {
+    bool any = false;
+    for (uint16_t q = 0; q < kQueues; ++q) {
+      const auto mem = b_->rx_memory(q);
+      ASSERT_TRUE(mem.has_value());
+      auto n = b_->rx_burst(q, burst);
+      ASSERT_TRUE(n.has_value()) << n.status().to_string();
+      any |= *n > 0;
+      for (size_t i = 0; i < *n; ++i) {
+        ASSERT_GE(burst[i].data, mem->base) << "queue " << q;
+        ASSERT_LE(burst[i].data + burst[i].len, mem->base + mem->bytes) << "queue " << q;
+        uint16_t sport = 0;
+        if (!udp_payload(burst[i].data, burst[i].len, kUdpPort, &sport)) continue;
+        ASSERT_GE(sport, 20000);
+        ASSERT_LT(sport, 20000 + kFlows);
+        queues_of_flow[sport - 20000].insert(q);
+        ++per_queue[q];
+        received.fetch_add(1);
+      }
+      b_->rx_release(q, std::span<const RxFrame>(burst.data(), *n));
+    }
+    if (!any) std::this_thread::yield();
+  }
+  sender.join();
+  ASSERT_TRUE(sender_status.is_ok()) << sender_status.to_string();
+  EXPECT_EQ(received.load(), kFlows * kPerFlow);
+  for (uint32_t f = 0; f < kFlows; ++f) EXPECT_EQ(queues_of_flow[f].size(), 1u) << "flow " << f << " on several queues";
+  for (uint32_t q = 0; q < kQueues; ++q) EXPECT_GT(per_queue[q], 0u) << "queue " << q << " got no flow of 16";
 }
 
 INSTANTIATE_TEST_SUITE_P(Pmd, DpdkNet, ::testing::Values("net_af_packet"),
