@@ -284,15 +284,11 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
   // The application's state, allocated as gnio run packet-processing does.
   std::optional<GpuSemaphore> records;
   std::optional<DeviceMemory> counters, flows, indices;
-  Result<PersistentKernel> k = Status(Errc::InvalidValue, Layer::App, "no kernel launched");
-  if (v == Variant::ReceiveOnly) {
-    k = PersistentKernel::launch(gpu, launch_config(gpu, o, set.count, "app-bench-receive-only"),
-                                 ReceiveOnlyKernel{set, o.burst});
-  } else if (v == Variant::ParseOnly) {
-    if (!(counters = zeroed(gpu, (uint32_t{da::kProtoCount} + uint32_t{da::kReasonCount}) * sizeof(uint64_t), m.error))) return m;
-    k = PersistentKernel::launch(gpu, launch_config(gpu, o, set.count, "app-bench-parse-only"),
-                                 ParseOnlyKernel{set, o.burst, static_cast<uint64_t*>(counters->device_ptr())});
-  } else {
+  app::PpArgs args;
+  if (v == Variant::ParseOnly) {
+    if (!(counters = zeroed(gpu, (uint32_t{da::kProtoCount} + uint32_t{da::kReasonCount}) * sizeof(uint64_t), m.error)))
+      return m;
+  } else if (v == Variant::PacketProcessing) {
     auto sem = GpuSemaphore::create(gpu, kRecordItems, sizeof(da::Record));
     if (!sem) {
       m.error = "creating the record semaphore: " + sem.status().to_string();
@@ -302,7 +298,6 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
     if (!(counters = zeroed(gpu, app::counter::kCount * sizeof(uint64_t), m.error))) return m;
     if (!(flows = zeroed(gpu, size_t{kFlowSlots} * sizeof(da::FlowEntry), m.error))) return m;
     if (!(indices = zeroed(gpu, 2 * sizeof(uint64_t), m.error))) return m;
-    app::PpArgs args;
     for (uint32_t i = 0; i < set.count; ++i) args.rxq[i] = set.rxq[i];
     args.queues = set.count;
     args.counters = static_cast<uint64_t*>(counters->device_ptr());
@@ -311,8 +306,21 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
     args.record_claim = static_cast<uint64_t*>(indices->device_ptr());
     args.record_consumed = static_cast<uint64_t*>(indices->device_ptr()) + 1;
     args.burst = o.burst;
-    k = app::launch_packet_processing(gpu, launch_config(gpu, o, set.count, "app-bench-packet-processing"), args);
   }
+  auto launch = [&]() -> Result<PersistentKernel> {
+    switch (v) {
+      case Variant::ReceiveOnly:
+        return PersistentKernel::launch(gpu, launch_config(gpu, o, set.count, "app-bench-receive-only"),
+                                        ReceiveOnlyKernel{set, o.burst});
+      case Variant::ParseOnly:
+        return PersistentKernel::launch(gpu, launch_config(gpu, o, set.count, "app-bench-parse-only"),
+                                        ParseOnlyKernel{set, o.burst, static_cast<uint64_t*>(counters->device_ptr())});
+      case Variant::PacketProcessing:
+        break;
+    }
+    return app::launch_packet_processing(gpu, launch_config(gpu, o, set.count, "app-bench-packet-processing"), args);
+  };
+  auto k = launch();
   if (!k) {
     m.error = "launching the kernel: " + k.status().to_string();
     return m;
