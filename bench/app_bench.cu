@@ -531,11 +531,14 @@ std::string verdict(const TrafficResult& r, const Options& o, bool emulated) {
   } else {
     uint64_t updates = 0;
     for (uint32_t k = 0; k < 4; ++k) updates += r.pp.counters[app::counter::kFlow + k];
-    why += fmt("the parser alone keeps %.2f; ", parse) + "the flow table (" + std::to_string(updates) +
-           " updates: compare-and-swap and atomic adds on shared slots" +
-           fmt(", %.0f flows", static_cast<double>(r.pp.counters[app::counter::kFlow + da::kFlowNew])) +
-           ") and the record hand-off (" + std::to_string(r.pp.counters[app::counter::kRecords]) +
-           " records through one claim counter and the host) take it to " + fmt("%.2f", pp);
+    const uint64_t records = r.pp.counters[app::counter::kRecords];
+    why += "the parser alone keeps " + fmt("%.2f", parse) + "; the flow table (" + std::to_string(updates) +
+           " updates of " + std::to_string(r.pp.counters[app::counter::kFlow + da::kFlowNew]) +
+           " flows: compare-and-swap and atomic adds on shared slots)" +
+           (records ? " and the record hand-off (" + std::to_string(records) +
+                          " records through one claim counter and the host)"
+                    : std::string()) +
+           " take it to " + fmt("%.2f", pp);
   }
   return why;
 }
