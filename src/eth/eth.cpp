@@ -68,6 +68,7 @@ Status configure(const std::shared_ptr<Impl>& impl, const char* setter, Apply&& 
   return Status::ok();
 }
 
+// The body of a setter whose value needs no check.
 template <typename T, typename V>
 Status assign(T& field, V&& value) {
   field = std::forward<V>(value);
