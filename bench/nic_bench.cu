@@ -217,6 +217,10 @@ struct Bench {
   // count is `count`, then waits for the frames in flight.
   Status send_window(Row& r, const std::function<uint64_t()>& count) {
     nicbench::Sender sender;
+    // The receive sockets' drops from here on: reading AF_PACKET statistics
+    // resets them, AF_XDP ones are subtracted (sockets a PMD keeps open from
+    // an earlier row count only what they dropped in this one).
+    const nicbench::SocketDrops sockets_before = nicbench::socket_drops();
     const uint64_t before = count();
     uint64_t veth_dropped = 0;
     {
@@ -239,9 +243,12 @@ struct Bench {
       if (!d) return d.status();
       veth_dropped = *d - veth_dropped;
     }
+    drain(count, r.send.sent);
+    r.kernel = nicbench::socket_drops();
+    r.kernel.xsk_no_fill_frame -= sockets_before.xsk_no_fill_frame;
+    r.kernel.xsk_rx_ring_full -= sockets_before.xsk_rx_ring_full;
     // A drop the sender was told of (ENOBUFS) is a refusal, not a loss.
     r.veth_silent_drops = veth_dropped > r.send.refused ? veth_dropped - r.send.refused : 0;
-    drain(count, r.send.sent);
     return Status::ok();
   }
 
@@ -264,7 +271,10 @@ struct Bench {
     }
     r.received = t->packets;
     r.received_bytes = t->bytes;
-    r.socket_dropped = t->dropped;
+    // The sink is an AF_PACKET socket of this process too: what the row's
+    // socket reading took from its statistics is its own drops.
+    r.socket_dropped = r.kernel.packet_ring_full + t->dropped;
+    r.kernel.packet_ring_full = 0;
     return r;
   }
 
@@ -320,7 +330,6 @@ struct Bench {
     Status s = send_window(r, [&] { return k->totals().packets; });
     Status stopped = k->stop();
     const RxqStats st = q->stats();
-    r.kernel = nicbench::socket_drops();  // before the sockets close
     const auto* t = static_cast<const bench::TouchTotals*>(totals->host_ptr());
     r.received = t->packets;
     r.received_bytes = t->bytes;
