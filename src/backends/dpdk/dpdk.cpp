@@ -7,8 +7,9 @@
 // RX is mode 2 (backend-owned memory): each RX queue's mbuf pool keeps its
 // frame data in one page-aligned host region (rte_pktmbuf_pool_create_extbuf)
 // that is the queue's rx_memory(); the engine registers it with the GPU and
-// descriptors point at the frames where the PMD wrote them. The cookie is
-// the mbuf; rx_release() frees it once the kernel released the frame.
+// descriptors point at the frames where the PMD wrote them (net_af_xdp:
+// the region holds the whole mbufs and is the XDP socket's UMEM). The cookie
+// is the mbuf; rx_release() frees it once the kernel released the frame.
 // TX copies each frame once into an mbuf of the queue's TX pool.
 #include <dlfcn.h>
 
@@ -205,7 +206,9 @@ class DpdkPort {
  public:
   DpdkPort(const gnio_dpdk_api& api, Options o) : api_(api), o_(std::move(o)) {}
   ~DpdkPort() {
-    if (started_) api_.port_close(info_.port_id);
+    if (!started_) return;
+    log_counters();
+    api_.port_close(info_.port_id);
   }
   DpdkPort(const DpdkPort&) = delete;
   DpdkPort& operator=(const DpdkPort&) = delete;
@@ -220,12 +223,6 @@ class DpdkPort {
                         "\"net_pcap0,iface=eth0\", \"net_af_packet0,iface=eth0\", net_ring0, ...) or a port number");
     if (api_.port_info(port_id, &info_, err) != 0) return Status(Errc::Driver, Layer::Backend, spec_text + ": " + err);
     if (o_.gpu_mem) return gpu_memory_refusal_by_pmd(info_, spec_text);
-    if (std::strcmp(info_.driver, "net_af_xdp") == 0)
-      return Status(Errc::NotSupported, Layer::Backend,
-                    spec_text + ": the net_af_xdp PMD makes its UMEM of its mempool's own memory and cannot take "
-                                "gnio's pool with external frame buffers; use gnio's afxdp:IFACE backend (frames "
-                                "stay in its UMEM, which the GPU reads)",
-                    Axis::Nic);
     const uint32_t max_q = std::min(info_.max_rx_queues, info_.max_tx_queues);
     if (o_.queues > max_q)
       return Status(Errc::InvalidValue, Layer::Backend,
@@ -266,7 +263,11 @@ class DpdkPort {
     log::info("dpdk", spec_text + ": port " + std::to_string(port_id) + " " + info_.name + " (" + info_.driver +
                           ", " + info_.bus + "), " + std::to_string(o_.queues) + " queue(s)" +
                           (s.rss ? " spread by the NIC's RSS hash" : "") + ", " + std::to_string(o_.mbufs) +
-                          " RX mbufs of " + std::to_string(o_.frame) + " bytes per queue in gnio's memory");
+                          " RX mbufs of " + std::to_string(o_.frame) + " bytes per queue in gnio's memory" +
+                          (std::strcmp(info_.driver, "net_af_xdp") == 0
+                               ? " (whole mbufs: the region is the XDP socket's UMEM, the kernel writes frames "
+                                 "into it)"
+                               : ""));
     return Status::ok();
   }
 
@@ -342,6 +343,20 @@ class DpdkPort {
     std::vector<const uint8_t*> tx_data;
     std::vector<uint32_t> tx_len;
   };
+
+  // What the port did, once, as it closes: how many frames the module had
+  // to copy into gnio's pool (0 where every PMD mbuf was already in it).
+  void log_counters() const {
+    gnio_dpdk_stats c{};
+    if (api_.stats(info_.port_id, &c) != 0) return;
+    log::info("dpdk", "port " + std::to_string(info_.port_id) + " " + info_.name + " (" + info_.driver +
+                          ") closes: RX " + std::to_string(c.ipackets) + " frames " + std::to_string(c.ibytes) +
+                          " bytes, " + std::to_string(c.rx_copied) + " copied into gnio's pool, " +
+                          std::to_string(c.rx_copy_dropped) + " dropped for want of an mbuf to copy into, " +
+                          std::to_string(c.imissed) + " missed, " + std::to_string(c.rx_nombuf) +
+                          " without an mbuf; TX " + std::to_string(c.opackets) + " frames " +
+                          std::to_string(c.obytes) + " bytes, " + std::to_string(c.oerrors) + " errors");
+  }
 
   Status bad_queue(const char* dir, uint16_t queue) const {
     return Status(Errc::InvalidValue, Layer::Backend,

@@ -5,7 +5,9 @@
 // anonymous memory mapped here, registered with rte_extmem_register (and
 // DMA-mapped for devices on a DMA-capable bus), one region per RX queue.
 // The backend hands the region to the engine, which registers it with the
-// GPU: frames stay where the PMD put them.
+// GPU: frames stay where the PMD put them. For net_af_xdp, whose UMEM is the
+// pool's own objects, the whole mbufs (not only their data) live in the
+// region: the kernel writes frames into it and nothing is copied either.
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -17,6 +19,7 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_pool_ops.h>
 #include <rte_memory.h>
 #include <rte_mempool.h>
 
@@ -297,6 +300,42 @@ void release_port(uint16_t port_id, PortState& st) {
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
+// Objects packed back to back, none skipped at page ends: AF_XDP computes
+// each chunk's offset as (object - region base) over populated_size chunks.
+constexpr unsigned kPoolFlags = RTE_MEMPOOL_F_NO_IOVA_CONTIG;
+
+// An mbuf pool whose objects (mbuf header, headroom and data) all lie in
+// `reg`, from its first byte on: net_af_xdp makes that memory its UMEM.
+rte_mempool* pool_in_region(const char* name, const RxRegion& reg, uint64_t iova, uint32_t n, uint16_t data_room,
+                            int socket, char* err) {
+  rte_mempool* mp = rte_mempool_create_empty(name, n, sizeof(rte_mbuf) + data_room, 0,
+                                             sizeof(rte_pktmbuf_pool_private), socket, kPoolFlags);
+  if (!mp) {
+    set_err(err, "creating the mbuf pool %s of %u mbufs failed: %s", name, n, rte_strerror(rte_errno));
+    return nullptr;
+  }
+  int rc = rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), nullptr);
+  if (rc != 0) {
+    set_err(err, "setting the ops '%s' of mbuf pool %s failed: %s", rte_mbuf_best_mempool_ops(), name,
+            rte_strerror(-rc));
+    rte_mempool_free(mp);
+    return nullptr;
+  }
+  rte_pktmbuf_pool_private priv{};
+  priv.mbuf_data_room_size = data_room;
+  priv.mbuf_priv_size = 0;
+  rte_pktmbuf_pool_init(mp, &priv);
+  rc = rte_mempool_populate_iova(mp, reinterpret_cast<char*>(reg.base), iova, reg.bytes, nullptr, nullptr);
+  if (rc < 0 || static_cast<uint32_t>(rc) != n) {
+    set_err(err, "placing the %u mbufs of pool %s in its %zu-byte region failed (%d placed): %s", n, name, reg.bytes,
+            rc, rc < 0 ? rte_strerror(-rc) : "the region is too small");
+    rte_mempool_free(mp);
+    return nullptr;
+  }
+  rte_mempool_obj_iter(mp, rte_pktmbuf_init, nullptr);
+  return mp;
+}
+
 int port_start(const gnio_dpdk_setup* s, gnio_dpdk_region* regions, char* err) {
   std::lock_guard lock(g_mu);
   const uint16_t port = s->port_id;
@@ -348,9 +387,22 @@ int port_start(const gnio_dpdk_setup* s, gnio_dpdk_region* regions, char* err) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const uint16_t elt_size = static_cast<uint16_t>(round_up(RTE_PKTMBUF_HEADROOM + s->data_room, RTE_CACHE_LINE_SIZE));
 
+  // net_af_xdp registers its pool's memory as the XDP socket's UMEM, one
+  // chunk per mempool object: the objects themselves go into the region.
+  const bool umem_pmd = info.driver_name && std::strcmp(info.driver_name, "net_af_xdp") == 0;
+  const size_t obj_bytes = umem_pmd ? rte_mempool_calc_obj_size(sizeof(rte_mbuf) + elt_size, kPoolFlags, nullptr)
+                                    : elt_size;
+  if (umem_pmd && obj_bytes > page) {
+    set_err(err,
+            "port %u (net_af_xdp): an mbuf of %zu bytes (frame=%u plus headers) is more than the %zu-byte page an "
+            "AF_XDP UMEM chunk may span; use frame=%zu or less",
+            port, obj_bytes, s->data_room, page, s->data_room - (obj_bytes - page));
+    return fail(-1);
+  }
+
   for (uint16_t q = 0; q < s->rx_queues; ++q) {
     RxRegion r;
-    r.bytes = round_up(static_cast<size_t>(s->rx_mbufs) * elt_size, page);
+    r.bytes = round_up(static_cast<size_t>(s->rx_mbufs) * obj_bytes, page);
     void* mem = mmap(nullptr, r.bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (mem == MAP_FAILED) {
       set_err(err, "mapping %zu bytes of mbuf memory for RX queue %u failed: %s", r.bytes, q, std::strerror(errno));
@@ -373,20 +425,30 @@ int port_start(const gnio_dpdk_setup* s, gnio_dpdk_region* regions, char* err) {
       }
       reg.dma_mapped = true;
     }
-    rte_pktmbuf_extmem ext{reg.base, iova, reg.bytes, elt_size};
     char name[RTE_MEMPOOL_NAMESIZE];
     std::snprintf(name, sizeof name, "gnio_rx%u_%u", port, q);
-    rte_mempool* pool = rte_pktmbuf_pool_create_extbuf(name, s->rx_mbufs, 0, 0, elt_size, socket, &ext, 1);
-    if (!pool) {
-      set_err(err, "creating the RX mbuf pool of %u mbufs in external memory for port %u queue %u failed: %s",
-              s->rx_mbufs, port, q, rte_strerror(rte_errno));
-      return fail(-1);
+    rte_mempool* pool = nullptr;
+    if (umem_pmd) {
+      pool = pool_in_region(name, reg, iova, s->rx_mbufs, elt_size, socket, err);
+      if (!pool) return fail(-1);
+    } else {
+      rte_pktmbuf_extmem ext{reg.base, iova, reg.bytes, elt_size};
+      pool = rte_pktmbuf_pool_create_extbuf(name, s->rx_mbufs, 0, 0, elt_size, socket, &ext, 1);
+      if (!pool) {
+        set_err(err, "creating the RX mbuf pool of %u mbufs in external memory for port %u queue %u failed: %s",
+                s->rx_mbufs, port, q, rte_strerror(rte_errno));
+        return fail(-1);
+      }
     }
     st.rx_pools.push_back(pool);
     rc = rte_eth_rx_queue_setup(port, q, rxd, socket, nullptr, pool);
     if (rc != 0) {
-      set_err(err, "rte_eth_rx_queue_setup(port %u, queue %u, %u descriptors) failed: %s", port, q, rxd,
-              rte_strerror(-rc));
+      set_err(err, "rte_eth_rx_queue_setup(port %u, queue %u, %u descriptors) failed: %s%s", port, q, rxd,
+              rte_strerror(-rc),
+              umem_pmd ? " (net_af_xdp: the kernel refused the XDP socket or its UMEM; check that the interface "
+                         "exists in this network namespace, takes an XDP program, and that start_queue/queue_count "
+                         "name queues it has; DPDK's log says which step failed)"
+                       : "");
       return fail(-1);
     }
     regions[q] = gnio_dpdk_region{reg.base, reg.bytes};
