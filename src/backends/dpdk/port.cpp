@@ -65,7 +65,8 @@ struct RxQueueState {
 
 struct PortState {
   bool open = false;
-  std::vector<rte_mempool*> rx_pools, tx_pools;
+  std::vector<rte_mempool*> rx_pools, tx_pools;  // owned
+  std::vector<rte_mempool*> tx_alloc;            // per TX queue: the pool its frames are copied into
   std::vector<RxQueueState> rxq;
   std::vector<RxRegion> regions;
   uint32_t data_room = 0;
@@ -455,15 +456,22 @@ int port_start(const gnio_dpdk_setup* s, gnio_dpdk_region* regions, char* err) {
     st.rxq.push_back(RxQueueState{pool, reg.base, reg.base + reg.bytes, 0, 0});
   }
   for (uint16_t q = 0; q < s->tx_queues; ++q) {
-    char name[RTE_MEMPOOL_NAMESIZE];
-    std::snprintf(name, sizeof name, "gnio_tx%u_%u", port, q);
-    rte_mempool* pool = rte_pktmbuf_pool_create(name, s->tx_mbufs, 0, 0, elt_size, socket);
-    if (!pool) {
-      set_err(err, "creating the TX mbuf pool of %u mbufs for port %u queue %u failed: %s", s->tx_mbufs, port, q,
-              rte_strerror(rte_errno));
-      return fail(-1);
+    if (umem_pmd && q < st.rx_pools.size()) {
+      // TX queue q shares RX queue q's XDP socket and UMEM: an mbuf of that
+      // pool is sent in place, one of another pool the PMD would copy again.
+      st.tx_alloc.push_back(st.rx_pools[q]);
+    } else {
+      char name[RTE_MEMPOOL_NAMESIZE];
+      std::snprintf(name, sizeof name, "gnio_tx%u_%u", port, q);
+      rte_mempool* pool = rte_pktmbuf_pool_create(name, s->tx_mbufs, 0, 0, elt_size, socket);
+      if (!pool) {
+        set_err(err, "creating the TX mbuf pool of %u mbufs for port %u queue %u failed: %s", s->tx_mbufs, port, q,
+                rte_strerror(rte_errno));
+        return fail(-1);
+      }
+      st.tx_pools.push_back(pool);
+      st.tx_alloc.push_back(pool);
     }
-    st.tx_pools.push_back(pool);
     rc = rte_eth_tx_queue_setup(port, q, txd, socket, nullptr);
     if (rc != 0) {
       set_err(err, "rte_eth_tx_queue_setup(port %u, queue %u, %u descriptors) failed: %s", port, q, txd,
@@ -544,11 +552,11 @@ void free_mbufs(void* const* mbufs, uint32_t n) {
 int tx_burst(uint16_t port_id, uint16_t queue, const uint8_t* const* data, const uint32_t* len, uint16_t n,
              char* err) {
   PortState& st = g_ports[port_id];
-  if (queue >= st.tx_pools.size()) {
+  if (queue >= st.tx_alloc.size()) {
     set_err(err, "port %u has no TX queue %u", port_id, queue);
     return -1;
   }
-  rte_mempool* pool = st.tx_pools[queue];
+  rte_mempool* pool = st.tx_alloc[queue];
   int sent = 0;
   rte_mbuf* m[kChunk];
   while (sent < n) {
