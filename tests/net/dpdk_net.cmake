@@ -9,3 +9,17 @@ target_include_directories(gnio_dpdk_net_tests PRIVATE ${PROJECT_SOURCE_DIR}/src
 target_link_libraries(gnio_dpdk_net_tests PRIVATE gnio_nettest GTest::gtest_main gnio_warnings)
 add_dependencies(gnio_dpdk_net_tests gnio_dpdk)
 gtest_discover_tests(gnio_dpdk_net_tests TEST_PREFIX "net." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS net TIMEOUT 120)
+
+# End to end through net_af_xdp, the engine and a persistent kernel; on the
+# emulated device here, on a CUDA GPU with GNIO_TEST_GPU=auto (label gpu too;
+# skipped without a device).
+add_executable(gnio_dpdk_net_e2e_tests)
+gnio_kernel_sources(gnio_dpdk_net_e2e_tests ${CMAKE_CURRENT_LIST_DIR}/dpdk_e2e_test.cu)
+target_include_directories(gnio_dpdk_net_e2e_tests PRIVATE ${PROJECT_SOURCE_DIR}/examples)
+target_link_libraries(gnio_dpdk_net_e2e_tests PRIVATE gnio_nettest GTest::gtest_main gnio_warnings)
+add_dependencies(gnio_dpdk_net_e2e_tests gnio_dpdk)
+gtest_discover_tests(gnio_dpdk_net_e2e_tests TEST_PREFIX "net." DISCOVERY_TIMEOUT 60
+  PROPERTIES LABELS net TIMEOUT 120)
+add_test(NAME net.gpu.gnio_dpdk_net_e2e_tests COMMAND gnio_dpdk_net_e2e_tests)
+set_tests_properties(net.gpu.gnio_dpdk_net_e2e_tests PROPERTIES LABELS "net;gpu" TIMEOUT 600
+  ENVIRONMENT "GNIO_TEST_GPU=auto" SKIP_REGULAR_EXPRESSION "no CUDA device")

@@ -1,0 +1,209 @@
+// End to end through DPDK's net_af_xdp on a veth pair: live traffic of the
+// peer's kernel stack, the dpdk backend (the RX queue's region is the XDP
+// socket's UMEM), the NIC engine (frames read in place with mem=host,
+// copied in batches with mem=gpu), a persistent kernel, and back out
+// through the TX queue. GNIO_TEST_GPU picks the device (cpu: the emulated
+// one; auto: a CUDA GPU, skipped without one).
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "../core/test_support.hpp"
+#include "common/kernels.hpp"
+#include "gnio/eth.hpp"
+#include "gnio/gpu_queue.hpp"
+#include "gnio/persistent_kernel.hpp"
+#include "net_fixture.hpp"
+
+namespace gnio::nettest {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr uint16_t kPort = 7777;
+
+class DpdkAfXdpE2e : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    int fd = socket(AF_XDP, SOCK_RAW, 0);
+    if (fd < 0 && (errno == EAFNOSUPPORT || errno == EPERM))
+      GTEST_SKIP() << "the kernel refuses XDP sockets here: " << std::strerror(errno);
+    if (fd >= 0) close(fd);
+    auto v = make_veth_pair(1);
+    if (!v) {
+      if (v.status().message().find("Operation not permitted") != std::string::npos)
+        GTEST_SKIP() << "the kernel refuses network namespaces here: " << v.status().to_string();
+      FAIL() << v.status().to_string();
+    }
+    veth_ = std::move(*v);
+    enter_ = std::make_unique<EnterNs>(veth_->dut);
+    ASSERT_TRUE(enter_->status().is_ok()) << enter_->status().to_string();
+  }
+  void TearDown() override {
+    enter_.reset();
+    veth_.reset();
+  }
+
+  static std::string spec() {
+    return std::string("dpdk:\"net_af_xdp0,iface=") + kDutIf + ",start_queue=0,queue_count=1\"";
+  }
+  RingMem mem() const { return std::string(GetParam()) == "host" ? RingMem::Host : RingMem::Gpu; }
+
+  std::unique_ptr<VethPair> veth_;
+  std::unique_ptr<EnterNs> enter_;
+};
+
+// Every datagram the peer sends is counted by the persistent kernel, with
+// its exact frame length, and none is dropped on the way.
+TEST_P(DpdkAfXdpE2e, PersistentKernelReceivesPeerUdpExactly) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  auto dev = EthDevice::open(spec());
+  ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
+  auto rxq = dev->create_rxq(0);
+  ASSERT_TRUE(rxq.has_value()) << rxq.status().to_string();
+  for (Status s : {rxq->set_num_strides(1024), rxq->set_stride_size(2048), rxq->set_burst_size(32),
+                   rxq->set_ring_mem(mem()), rxq->set_gpu(gpu), rxq->start()})
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+  auto grxq = GpuRxq::create(gpu, *rxq);
+  ASSERT_TRUE(grxq.has_value()) << grxq.status().to_string();
+  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
+  ASSERT_TRUE(totals.has_value()) << totals.status().to_string();
+  LaunchConfig cfg;
+  cfg.block = gpu.emulated() ? 1u : 128u;
+  cfg.name = "dpdk_af_xdp_receive";
+  auto kernel = PersistentKernel::launch(
+      gpu, cfg,
+      examples::ReceiveKernel<Scope::Block>{examples::RxQueueSet::of(grxq->handle()),
+                                            static_cast<examples::ReceiveTotals*>(totals->device_ptr()), 32});
+  ASSERT_TRUE(kernel.has_value()) << kernel.status().to_string();
+
+  constexpr uint32_t kCount = 2000;
+  uint64_t frame_bytes = 0;
+  Status sender = veth_->peer.run([&]() -> Status {
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(kPort);
+    inet_pton(AF_INET, kDutIp, &to.sin_addr);
+    for (uint32_t i = 0; i < kCount; ++i) {
+      auto p = test_payload(i, 18 + (i * 131) % 1450);
+      if (sendto(fd, p.data(), p.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to) !=
+          static_cast<ssize_t>(p.size())) {
+        close(fd);
+        return Status(Errc::IoError, Layer::App, std::string("sendto: ") + std::strerror(errno));
+      }
+      frame_bytes += 42 + p.size();
+      // A window of frames the kernel has not released: a wire has no flow
+      // control, and a busy test machine must not overrun the rings.
+      const auto until = Clock::now() + std::chrono::seconds(2);
+      while (rxq->stats().released + 64 < i + 1) {
+        if (Clock::now() > until) {
+          close(fd);
+          return Status(Errc::Timeout, Layer::App,
+                        "the kernel released " + std::to_string(rxq->stats().released) + " of " +
+                            std::to_string(i + 1) + " frames sent, and nothing more for 2 s (rx_missed " +
+                            std::to_string(rxq->stats().rx_missed) + ")");
+        }
+        usleep(50);
+      }
+    }
+    close(fd);
+    return Status::ok();
+  });
+  ASSERT_TRUE(sender.is_ok()) << sender.to_string();
+  EXPECT_TRUE(test::eventually([&] { return rxq->stats().released >= kCount; }, std::chrono::seconds(10)));
+  ASSERT_TRUE(kernel->stop().is_ok());
+  const auto t = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
+  const RxqStats st = rxq->stats();
+  EXPECT_EQ(t.packets, kCount);
+  EXPECT_EQ(t.bytes, frame_bytes);
+  EXPECT_EQ(t.bad_release, 0u);
+  EXPECT_EQ(st.packets, kCount);
+  EXPECT_EQ(st.rx_missed, 0u);
+  if (mem() == RingMem::Host)
+    EXPECT_EQ(st.copies, 0u) << "mem=host: the kernel reads frames where the XDP socket wrote them";
+  else
+    EXPECT_GT(st.copies, 0u) << "mem=gpu: frames are copied to the device in batches";
+  EXPECT_TRUE(rxq->source_status().is_ok()) << rxq->source_status().to_string();
+  ASSERT_TRUE(grxq->destroy().is_ok());
+  ASSERT_TRUE(rxq->destroy().is_ok());
+}
+
+// The persistent kernel swaps addresses in place and sends every datagram
+// back out through the port's TX queue: the peer's connected UDP socket
+// gets each of its datagrams back, byte for byte.
+TEST_P(DpdkAfXdpE2e, PersistentKernelEchoesPeerUdp) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  auto dev = EthDevice::open(spec());
+  ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
+  auto rxq = dev->create_rxq(0);
+  ASSERT_TRUE(rxq.has_value()) << rxq.status().to_string();
+  for (Status s : {rxq->set_num_strides(1024), rxq->set_stride_size(2048), rxq->set_burst_size(32),
+                   rxq->set_ring_mem(mem()), rxq->set_gpu(gpu), rxq->start()})
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+  auto txq = dev->create_txq(0);
+  ASSERT_TRUE(txq.has_value()) << txq.status().to_string();
+  for (Status s : {txq->set_depth(1024), txq->set_gpu(gpu), txq->start()}) ASSERT_TRUE(s.is_ok()) << s.to_string();
+  auto grxq = GpuRxq::create(gpu, *rxq);
+  ASSERT_TRUE(grxq.has_value()) << grxq.status().to_string();
+  auto gtxq = GpuTxq::create(gpu, *txq);
+  ASSERT_TRUE(gtxq.has_value()) << gtxq.status().to_string();
+  LaunchConfig cfg;
+  cfg.block = gpu.emulated() ? 1u : 128u;
+  cfg.name = "dpdk_af_xdp_echo";
+  auto kernel =
+      PersistentKernel::launch(gpu, cfg, examples::EchoKernel<Scope::Block>{grxq->handle(), gtxq->handle(), 32});
+  ASSERT_TRUE(kernel.has_value()) << kernel.status().to_string();
+
+  constexpr uint32_t kCount = 1000, kWindow = 16;
+  uint32_t echoed = 0, wrong = 0;
+  Status peer = veth_->peer.run([&]() -> Status {
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(kPort);
+    inet_pton(AF_INET, kDutIp, &to.sin_addr);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
+      close(fd);
+      return Status(Errc::IoError, Layer::App, std::string("connect: ") + std::strerror(errno));
+    }
+    timeval tv{1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    std::vector<uint8_t> buf(2048);
+    uint32_t sent = 0;
+    while (echoed < kCount) {
+      while (sent < kCount && sent < echoed + kWindow) {
+        auto p = test_payload(sent, 18 + (sent * 131) % 1450);
+        if (send(fd, p.data(), p.size(), 0) != static_cast<ssize_t>(p.size())) {
+          close(fd);
+          return Status(Errc::IoError, Layer::App, std::string("send: ") + std::strerror(errno));
+        }
+        ++sent;
+      }
+      ssize_t n = recv(fd, buf.data(), buf.size(), 0);
+      if (n < 0) break;  // a second without an echo: count what came
+      if (std::vector<uint8_t>(buf.begin(), buf.begin() + n) != test_payload(echoed, 18 + (echoed * 131) % 1450))
+        ++wrong;
+      ++echoed;
+    }
+    close(fd);
+    return Status::ok();
+  });
+  ASSERT_TRUE(peer.is_ok()) << peer.to_string();
+  ASSERT_TRUE(kernel->stop().is_ok());
+  EXPECT_EQ(echoed, kCount) << "rx packets " << rxq->stats().packets << ", tx packets " << txq->stats().packets;
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(txq->stats().errors, 0u);
+  for (Status s : {gtxq->destroy(), grxq->destroy(), txq->destroy(), rxq->destroy()})
+    EXPECT_TRUE(s.is_ok()) << s.to_string();
+}
+
+INSTANTIATE_TEST_SUITE_P(RingMemory, DpdkAfXdpE2e, ::testing::Values("host", "gpu"),
+                         [](const auto& info) { return std::string(info.param); });
+
+}  // namespace
+}  // namespace gnio::nettest
