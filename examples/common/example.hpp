@@ -124,6 +124,10 @@ inline RxqStats add_stats(const RxqStats& a, const RxqStats& b) {
   s.errors += b.errors;
   s.copies += b.copies;
   s.publish_ns += b.publish_ns;
+  s.work_polls += b.work_polls;
+  s.idle_polls += b.idle_polls;
+  s.busy_ns += b.busy_ns;
+  s.idle_ns += b.idle_ns;
   return s;
 }
 

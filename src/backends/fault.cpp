@@ -99,6 +99,7 @@ class FaultBackend final : public Backend {
 
   std::optional<RxMemory> rx_memory(uint16_t queue) const override { return inner_->rx_memory(queue); }
   void rx_release(uint16_t queue, std::span<const RxFrame> frames) override { inner_->rx_release(queue, frames); }
+  DropCounts take_rx_drops(uint16_t queue) override { return inner_->take_rx_drops(queue); }
 
   bool at_end(uint16_t queue) const override {
     const QueueState& q = queues_[queue];

@@ -25,6 +25,9 @@ Status EngineThread::attach(RxEngine* e) {
   engines_.push_back(e);
   if (thread_.joinable()) return Status::ok();
   thread_ = std::thread([this] { run(); });
+  // Named like the lcores of other packet frameworks, so that top -H, perf
+  // and gdb show which threads are gnio's engines.
+  pthread_setname_np(thread_.native_handle(), "gnio-rx-engine");
   if (core_ >= 0) {
     cpu_set_t set;
     CPU_ZERO(&set);

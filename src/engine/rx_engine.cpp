@@ -405,6 +405,11 @@ Result<size_t> RxEngine::pull_in_place() {
 // ---- publishing -------------------------------------------------------------
 
 Status RxEngine::publish() {
+  // Offers are counted before the deliveries and drops they cover, which
+  // are released after them: EthRxq::stats() reads in the other order, so
+  // a reader never sees more delivered and dropped than offered.
+  if (new_offered_) q_.counters.offered.fetch_add(new_offered_, std::memory_order_release);
+  new_offered_ = 0;
   const uint64_t t0 = pi_ != published_ ? dev::host_now_ns() : 0;
   if (pi_ != published_) {
     uint8_t* ring_data = static_cast<uint8_t*>(data_.device_ptr());
@@ -439,7 +444,7 @@ Status RxEngine::publish() {
     RxqCounters& c = q_.counters;
     if (staged_) c.copies.fetch_add(data_ranges_.size() + desc_ranges_.size(), std::memory_order_relaxed);
     c.publish_ns.fetch_add(dev::host_now_ns() - t0, std::memory_order_relaxed);
-    c.packets.fetch_add(pi_ - published_, std::memory_order_relaxed);
+    c.packets.fetch_add(pi_ - published_, std::memory_order_release);
     c.bytes.fetch_add(new_bytes_, std::memory_order_relaxed);
     c.bursts.fetch_add(1, std::memory_order_relaxed);
     data_ranges_.clear();
@@ -448,16 +453,13 @@ Status RxEngine::publish() {
     published_ = pi_;
     published_atomic_.store(pi_);
   }
-  if (new_offered_ == 0) return Status::ok();
   RxqCounters& c = q_.counters;
   for (size_t r = 0; r < kDropReasons; ++r) {
-    if (new_dropped_[r]) c.dropped[r].fetch_add(new_dropped_[r], std::memory_order_relaxed);
+    if (new_dropped_[r]) c.dropped[r].fetch_add(new_dropped_[r], std::memory_order_release);
     new_dropped_[r] = 0;
   }
   if (new_truncated_) c.truncated.fetch_add(new_truncated_, std::memory_order_relaxed);
-  c.offered.fetch_add(new_offered_, std::memory_order_relaxed);
   new_truncated_ = 0;
-  new_offered_ = 0;
   return Status::ok();
 }
 

@@ -471,15 +471,15 @@ Result<std::vector<HostFrame>> EthRxq::host_receive(size_t max) {
   if (*n > 0 && be.rx_memory(q.queue_id)) be.rx_release(q.queue_id, std::span<const backend::RxFrame>(frames.data(), *n));
   const DropCounts lost = be.take_rx_drops(q.queue_id);
   uint64_t lost_total = 0;
-  for (size_t r = 0; r < kDropReasons; ++r) {
-    q.counters.dropped[r].fetch_add(lost[r]);
-    lost_total += lost[r];
-  }
+  for (size_t r = 0; r < kDropReasons; ++r) lost_total += lost[r];
+  // Offers first (see stats(): a reader never sees more delivered and
+  // dropped than offered).
+  q.counters.offered.fetch_add(*n + lost_total);
+  for (size_t r = 0; r < kDropReasons; ++r) q.counters.dropped[r].fetch_add(lost[r]);
   q.counters.dropped[static_cast<size_t>(DropReason::Empty)].fetch_add(empty);
   q.counters.packets.fetch_add(out.size());
   q.counters.bytes.fetch_add(bytes);
   q.counters.truncated.fetch_add(truncated);
-  q.counters.offered.fetch_add(*n + lost_total);
   if (*n == 0 && impl_->dev->backend->at_end(impl_->queue_id)) impl_->host_path_end.store(true);
   return out;
 }

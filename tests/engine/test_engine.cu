@@ -339,11 +339,16 @@ TEST(Engine, OffloadsOffLeaveMetadataEmptyOnFillItCorrectly) {
 }
 
 // Threads of this process and the cores each may run on.
+// The engine threads of this process (named gnio-rx-engine; a sanitizer's
+// own threads are not counted) and the cores each may run on.
 std::map<std::string, std::string> threads_and_cores() {
   std::map<std::string, std::string> out;
   DIR* d = opendir("/proc/self/task");
   while (dirent* e = d ? readdir(d) : nullptr) {
     if (e->d_name[0] == '.') continue;
+    std::string name;
+    std::getline(std::ifstream(std::string("/proc/self/task/") + e->d_name + "/comm"), name);
+    if (name != "gnio-rx-engine") continue;
     std::ifstream status(std::string("/proc/self/task/") + e->d_name + "/status");
     std::string line;
     while (std::getline(status, line))
