@@ -312,6 +312,31 @@ TEST_F(DpdkNetAfPacket, SpreadsFlowsOverTwoQueuesOneQueuePerFlow) {
   for (uint32_t q = 0; q < kQueues; ++q) EXPECT_GT(per_queue[q], 0u) << "queue " << q << " got no flow of 16";
 }
 
+// net_af_xdp: an mbuf is one UMEM chunk, which cannot span two pages, and
+// the kernel keeps XDP's 256 bytes of headroom inside the data room. The
+// same interface queue takes a new port after one closed (DPDK 22.11 left
+// its XDP socket bound; the module closes it).
+using DpdkNetAfXdp = DpdkNetVeth;
+TEST_F(DpdkNetAfXdp, FrameLimitsFollowTheUmemChunk) {
+  int fd = socket(AF_XDP, SOCK_RAW, 0);
+  if (fd < 0 && (errno == EAFNOSUPPORT || errno == EPERM))
+    GTEST_SKIP() << "the kernel refuses XDP sockets here: " << std::strerror(errno);
+  if (fd >= 0) close(fd);
+  if (sysconf(_SC_PAGESIZE) != 4096) GTEST_SKIP() << "the limits below are those of 4 KiB pages";
+  const std::string port = "dpdk:\"net_af_xdp0,iface=" + std::string(kDutIf) + "\"";
+  auto big = backend::open_backend(port + ",frame=3777");
+  ASSERT_FALSE(big.has_value());
+  EXPECT_NE(big.status().message().find("use frame=3776 or less"), std::string::npos) << big.status().to_string();
+  // The refused port was removed: the same device opens again.
+  auto fits = backend::open_backend(port + ",frame=3776");
+  ASSERT_TRUE(fits.has_value()) << fits.status().to_string();
+  EXPECT_EQ((*fits)->caps().max_packet_size, 3776u - 256u);
+  fits->reset();
+  auto standard = backend::open_backend(port);
+  ASSERT_TRUE(standard.has_value()) << standard.status().to_string();
+  EXPECT_EQ((*standard)->caps().max_packet_size, 2048u - 256u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Pmd, DpdkNet, ::testing::Values("net_af_packet", "net_af_xdp"),
                          [](const auto& info) { return info.param.substr(4); });
 

@@ -48,6 +48,8 @@ struct Options {
   uint32_t frame = 2048;
 };
 
+constexpr uint32_t kXdpHeadroom = 256;  // XDP_PACKET_HEADROOM
+
 bool same_options(const Options& a, const Options& b) {
   return a.queues == b.queues && a.gpu_mem == b.gpu_mem && a.rxd == b.rxd && a.txd == b.txd &&
          a.mbufs == b.mbufs && a.frame == b.frame;
@@ -259,6 +261,9 @@ class DpdkPort {
     caps_.max_rx_queues = static_cast<uint16_t>(o_.queues);
     caps_.max_tx_queues = static_cast<uint16_t>(o_.queues);
     caps_.max_packet_size = info_.max_rx_pktlen != 0 ? std::min(o_.frame, info_.max_rx_pktlen) : o_.frame;
+    // net_af_xdp: the kernel leaves XDP's 256 bytes of headroom in front of
+    // each frame inside the mbuf's data room.
+    if (std::strcmp(info_.driver, "net_af_xdp") == 0) caps_.max_packet_size = o_.frame - kXdpHeadroom;
     caps_.drops_when_full = true;  // a wire: the PMD drops when its pool or ring is empty
     log::info("dpdk", spec_text + ": port " + std::to_string(port_id) + " " + info_.name + " (" + info_.driver +
                           ", " + info_.bus + "), " + std::to_string(o_.queues) + " queue(s)" +

@@ -13,6 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_eal.h>
@@ -47,6 +50,12 @@ void set_err(char* err, const char* fmt, ...) {
   va_end(ap);
 }
 
+// An XDP socket's descriptor, known by the socket's inode.
+struct XdpSocketFd {
+  int fd = -1;
+  ino_t inode = 0;
+};
+
 struct RxRegion {
   uint8_t* base = nullptr;
   size_t bytes = 0;
@@ -65,6 +74,7 @@ struct RxQueueState {
 
 struct PortState {
   bool open = false;
+  std::vector<XdpSocketFd> xdp_sockets;  // net_af_xdp: its queues' sockets, closed after the PMD's close
   std::vector<rte_mempool*> rx_pools, tx_pools;  // owned
   std::vector<rte_mempool*> tx_alloc;            // per TX queue: the pool its frames are copied into
   std::vector<RxQueueState> rxq;
@@ -279,6 +289,54 @@ int port_info(uint16_t port_id, gnio_dpdk_port_info* out, char* err) {
   return 0;
 }
 
+// net_af_xdp (22.11, with libxdp 1.3) leaves its UMEM's XDP socket open
+// when the port closes: the socket stays bound to its queue, and a later
+// port on that queue is refused (bind: EBUSY) until the process ends. The
+// port notes the XDP sockets that appeared while its RX queues were set up
+// and, once DPDK closed the port, closes the descriptors that still hold
+// those sockets (same inode). Kernels without XDP sock_diag cannot say
+// which queue a socket is bound to, so an XDP socket another thread opens
+// during that setup would be counted as the port's: open afxdp: queues and
+// net_af_xdp ports of one process one after the other.
+std::vector<XdpSocketFd> xdp_socket_fds() {
+  std::vector<XdpSocketFd> out;
+  DIR* d = opendir("/proc/self/fd");
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    const int fd = std::atoi(e->d_name);
+    struct stat st{};
+    int domain = 0;
+    socklen_t len = sizeof domain;
+    if (fd > 2 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+        getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_XDP)
+      out.push_back({fd, st.st_ino});
+  }
+  closedir(d);
+  return out;
+}
+
+std::vector<XdpSocketFd> appeared(const std::vector<XdpSocketFd>& before, const std::vector<XdpSocketFd>& after) {
+  std::vector<XdpSocketFd> out;
+  for (const XdpSocketFd& a : after) {
+    bool old = false;
+    for (const XdpSocketFd& b : before) old |= a.inode == b.inode;
+    if (!old) out.push_back(a);
+  }
+  return out;
+}
+
+// The kernel frees the socket's queue in deferred work after the last
+// close (about 20 ms here); a port opened on that queue before then is
+// refused, so closing waits for it, with margin.
+void close_left_open(const std::vector<XdpSocketFd>& fds) {
+  if (fds.empty()) return;
+  for (const XdpSocketFd& s : fds) {
+    struct stat st{};
+    if (fstat(s.fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == s.inode) close(s.fd);
+  }
+  usleep(100 * 1000);
+}
+
 void release_port(uint16_t port_id, PortState& st) {
   rte_eth_dev_info info{};
   const bool have_info = rte_eth_dev_info_get(port_id, &info) == 0;
@@ -288,6 +346,7 @@ void release_port(uint16_t port_id, PortState& st) {
     // Removing the device closes the port and lets the same spec probe it
     // again later in this process (a closed port's device cannot be).
     if (!dev || rte_dev_remove(dev) != 0) rte_eth_dev_close(port_id);
+    close_left_open(st.xdp_sockets);
   }
   for (rte_mempool* p : st.rx_pools) rte_mempool_free(p);
   for (rte_mempool* p : st.tx_pools) rte_mempool_free(p);
@@ -301,9 +360,11 @@ void release_port(uint16_t port_id, PortState& st) {
 
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
-// Objects packed back to back, none skipped at page ends: AF_XDP computes
-// each chunk's offset as (object - region base) over populated_size chunks.
-constexpr unsigned kPoolFlags = RTE_MEMPOOL_F_NO_IOVA_CONTIG;
+// Objects packed back to back, none skipped at page ends and none padded
+// to spread them over memory channels: AF_XDP computes each chunk's offset
+// as (object - region base) over populated_size chunks, and a chunk must
+// not be larger than it has to.
+constexpr unsigned kPoolFlags = RTE_MEMPOOL_F_NO_IOVA_CONTIG | RTE_MEMPOOL_F_NO_SPREAD;
 
 // An mbuf pool whose objects (mbuf header, headroom and data) all lie in
 // `reg`, from its first byte on: net_af_xdp makes that memory its UMEM.
@@ -394,13 +455,17 @@ int port_start(const gnio_dpdk_setup* s, gnio_dpdk_region* regions, char* err) {
   const size_t obj_bytes = umem_pmd ? rte_mempool_calc_obj_size(sizeof(rte_mbuf) + elt_size, kPoolFlags, nullptr)
                                     : elt_size;
   if (umem_pmd && obj_bytes > page) {
+    const size_t around = obj_bytes - sizeof(rte_mbuf) - elt_size;  // the mempool's object header
+    const size_t max_frame =
+        (page - around - sizeof(rte_mbuf)) / RTE_CACHE_LINE_SIZE * RTE_CACHE_LINE_SIZE - RTE_PKTMBUF_HEADROOM;
     set_err(err,
             "port %u (net_af_xdp): an mbuf of %zu bytes (frame=%u plus headers) is more than the %zu-byte page an "
             "AF_XDP UMEM chunk may span; use frame=%zu or less",
-            port, obj_bytes, s->data_room, page, s->data_room - (obj_bytes - page));
+            port, obj_bytes, s->data_room, page, max_frame);
     return fail(-1);
   }
 
+  const std::vector<XdpSocketFd> xdp_before = umem_pmd ? xdp_socket_fds() : std::vector<XdpSocketFd>{};
   for (uint16_t q = 0; q < s->rx_queues; ++q) {
     RxRegion r;
     r.bytes = round_up(static_cast<size_t>(s->rx_mbufs) * obj_bytes, page);
@@ -443,6 +508,7 @@ int port_start(const gnio_dpdk_setup* s, gnio_dpdk_region* regions, char* err) {
     }
     st.rx_pools.push_back(pool);
     rc = rte_eth_rx_queue_setup(port, q, rxd, socket, nullptr, pool);
+    if (umem_pmd) st.xdp_sockets = appeared(xdp_before, xdp_socket_fds());  // a failed setup leaves one too
     if (rc != 0) {
       set_err(err, "rte_eth_rx_queue_setup(port %u, queue %u, %u descriptors) failed: %s%s", port, q, rxd,
               rte_strerror(-rc),
