@@ -8,14 +8,14 @@
 // GPU: frames stay where the PMD put them. For net_af_xdp, whose UMEM is the
 // pool's own objects, the whole mbufs (not only their data) live in the
 // region: the kernel writes frames into it and nothing is copied either.
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
-#include <unistd.h>
-
-#include <dirent.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_eal.h>
