@@ -1,69 +1,110 @@
 #!/usr/bin/env bash
-# One call on a GPU machine: build with the same CMake, run the gpu- and
-# cpu-label suites, compute-sanitizer on the GPU end-to-end runs, the tools'
-# views of the device and the benchmark. Logs go to $OUT (default
-# ./device-out). Dependencies a bare machine lacks come from .deps/
-# (scripts/stage-device-deps.sh). `soak` (not part of `all`) runs the
-# 300 s soak on its own.
-#   scripts/device-run.sh [all|test|bench|soak]
+# One call on a GPU machine: the gpu-label suite, compute-sanitizer on the GPU
+# end-to-end runs, the tools' views of the device, the benchmarks and the
+# soak. Logs go to $OUT (default ./device-out).
+#   scripts/device-run.sh STEP...
+#     test      ctest -L gpu, compute-sanitizer, gnio doctor/caps
+#     bench     gnio_bench (docs/BENCHMARKS.md) and app_bench
+#     nic       gnio_nic_bench on a veth pair (needs root)
+#     soak      300 s at full load with per-second counter checks; with
+#               other steps it runs beside test (correctness only) and the
+#               timed steps wait for it to end
+#     all       test bench
+# Environment:
+#   GNIO_BUILD=DIR  a build made elsewhere at the same absolute paths (the
+#                   machine then needs no compiler); default: build here
+#   GNIO_DEPS=DIR   prefix of what a bare machine lacks (default ./.deps,
+#                   scripts/stage-device-deps.sh)
+#   GNIO_QUICK=1    short benchmark runs
 set -uo pipefail
 cd "$(dirname "$0")/.."
-what=${1:-all}
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
-if [ -d .deps ]; then
-  export LD_LIBRARY_PATH=$PWD/.deps/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-  prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps")
+steps=" $* "
+[ "$steps" = "  " ] && steps=" all "
+[[ $steps == *" all "* ]] && steps+=" test bench "
+has() { [[ $steps == *" $1 "* ]]; }
+
+deps=${GNIO_DEPS:-$PWD/.deps}
+prefix=()
+if [ -d "$deps" ]; then
+  export LD_LIBRARY_PATH=$deps/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+  export LIBXDP_OBJECT_PATH=$deps/lib/x86_64-linux-gnu/bpf
+  prefix=(-DCMAKE_PREFIX_PATH="$deps")
 fi
-jobs=$(nproc)
+# tshark's answers recorded where it is installed (the app tests' oracle).
+if ! command -v tshark >/dev/null && [ -d "$deps/tshark-answers" ]; then
+  export GNIO_TSHARK_ANSWERS=$deps/tshark-answers
+fi
+quick=()
+[ "${GNIO_QUICK:-0}" = 1 ] && quick=(--quick)
 
-{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv; nvcc --version | tail -2; cmake --version | head -1; } 2>&1 | tee "$OUT/machine.txt"
+{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current --format=csv
+  nvcc --version | tail -2; uname -r; nproc; } 2>&1 | tee "$OUT/machine.txt"
 
-cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${prefix[@]}" >"$OUT/configure.log" 2>&1 \
-  || { tail -30 "$OUT/configure.log"; exit 1; }
-cmake --build build-dev -j"$jobs" >"$OUT/build.log" 2>&1 || { grep -E "error|Error" -A3 "$OUT/build.log" | head -60; exit 1; }
-echo "build ok"
+if [ -n "${GNIO_BUILD:-}" ]; then
+  b=$GNIO_BUILD
+  echo "using the build in $b"
+else
+  b=build-dev
+  cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${prefix[@]}" >"$OUT/configure.log" 2>&1 \
+    || { tail -30 "$OUT/configure.log"; exit 1; }
+  cmake --build "$b" -j"$(nproc)" >"$OUT/build.log" 2>&1 || { grep -E "error|Error" -A3 "$OUT/build.log" | head -60; exit 1; }
+  echo "build ok"
+fi
 
-if [ "$what" = all ] || [ "$what" = test ]; then
-  timeout 300 ctest --test-dir build-dev -L gpu -j4 --timeout 240 --output-on-failure >"$OUT/ctest-gpu.log" 2>&1
-  grep -E "tests passed|tests failed|Failed|\(Failed\)|Timeout|\(Skipped\)" "$OUT/ctest-gpu.log" | tail -25
-  timeout 120 ctest --test-dir build-dev -L cpu -j"$jobs" --timeout 100 --output-on-failure >"$OUT/ctest-cpu.log" 2>&1
-  grep -E "tests passed|tests failed|\(Failed\)" "$OUT/ctest-cpu.log" | tail -10
+soak_pid=
+if has soak; then
+  # Counters checked every second for 300 s (docs/BENCHMARKS.md "Soak").
+  timeout 420 "$b/bench/soak" --gpu auto --duration 300 >"$OUT/soak.txt" 2>&1 &
+  soak_pid=$!
+fi
+finish_soak() {
+  [ -n "$soak_pid" ] || return 0
+  wait "$soak_pid"
+  echo "soak rc=$?"
+  grep -E "^(soak:|warm-up|end after|check |verdict|violation)" "$OUT/soak.txt" | tail -30
+  soak_pid=
+}
+
+if has test; then
+  timeout 300 ctest --test-dir "$b" -L gpu -j4 --timeout 240 --output-on-failure >"$OUT/ctest-gpu.log" 2>&1
+  grep -E "tests passed|tests failed|\(Failed\)|Timeout|\(Skipped\)" "$OUT/ctest-gpu.log" | tail -25
   sample="pcap:$PWD/data/sample.pcap"
   {
     for mem in gpu host; do
-      timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 build-dev/examples/echo --timeout 60 --gpu auto --require-gpu \
+      timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$b/examples/echo" --timeout 60 --gpu auto --require-gpu \
         --mode pcap --mem $mem --in "$sample" --out pcap-out:/tmp/san-echo-$mem.pcap --verify
       echo "memcheck echo mem=$mem rc=$?"
-      timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 build-dev/examples/simple_receive --timeout 60 --gpu auto \
+      timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$b/examples/simple_receive" --timeout 60 --gpu auto \
         --require-gpu --mem $mem --scope warp --nic "$sample" --verify
       echo "memcheck simple_receive mem=$mem rc=$?"
     done
   } >"$OUT/sanitizer.log" 2>&1
   grep -E "ERROR SUMMARY|rc=" "$OUT/sanitizer.log"
-  build-dev/apps/gnio/gnio doctor --json >"$OUT/doctor.json" 2>&1; echo "gnio doctor rc=$?"
-  build-dev/apps/gnio/gnio doctor >"$OUT/doctor.txt" 2>&1
-  build-dev/apps/gnio/gnio caps --gpu auto --json >"$OUT/caps.json" 2>&1; echo "gnio caps rc=$?"
-  build-dev/apps/gnio/gnio caps --gpu auto --nic "$sample" >"$OUT/caps.txt" 2>&1
+  "$b/apps/gnio/gnio" doctor --json >"$OUT/doctor.json" 2>&1; echo "gnio doctor rc=$?"
+  "$b/apps/gnio/gnio" doctor >"$OUT/doctor.txt" 2>&1
+  "$b/apps/gnio/gnio" caps --gpu auto --json >"$OUT/caps.json" 2>&1; echo "gnio caps rc=$?"
+  "$b/apps/gnio/gnio" caps --gpu auto --nic "$sample" >"$OUT/caps.txt" 2>&1
 fi
 
-if [ "$what" = all ] || [ "$what" = bench ]; then
-  # One table (docs/BENCHMARKS.md): floors, ceilings, gnio rows, anti-patterns, TX, echo, targets.
-  timeout 280 build-dev/bench/gnio_bench --gpu auto --samples 3000 >"$OUT/bench.txt" 2>&1
-  echo "bench rc=$?"
-  grep -E "^machine:|\| NO \|" "$OUT/bench.txt"
-  sed -n '/^| target |/,$p' "$OUT/bench.txt"
-  # The reference application against receive-only and one host core (docs/BENCHMARKS.md).
-  timeout 240 build-dev/bench/app_bench --gpu auto --row-limit 60 >"$OUT/app-bench.txt" 2>&1
+# Timed steps run alone on the machine.
+finish_soak
+if has bench; then
+  # The reference application against receive-only and one host core.
+  timeout 150 "$b/bench/app_bench" --gpu auto --row-limit 60 "${quick[@]}" >"$OUT/app-bench.txt" 2>&1
   echo "app_bench rc=$?"
   grep -E "^(machine|setup):|^error:|\| NO \|$" "$OUT/app-bench.txt"
   sed -n '/^| traffic | variant |/,/^$/p' "$OUT/app-bench.txt"
+  # One table: floors, ceilings, gnio rows, anti-patterns, TX, echo, targets.
+  timeout 200 "$b/bench/gnio_bench" --gpu auto "${quick[@]}" >"$OUT/bench.txt" 2>&1
+  echo "bench rc=$?"
+  grep -E "^machine:|\| NO \|" "$OUT/bench.txt"
+  sed -n '/^| target |/,$p' "$OUT/bench.txt"
 fi
-
-if [ "$what" = soak ]; then
-  # 300 s at full load, counters checked every second (docs/BENCHMARKS.md "Soak").
-  timeout 420 build-dev/bench/soak --gpu auto --duration 300 >"$OUT/soak.txt" 2>&1
-  echo "soak rc=$?"
-  grep -E "^(soak:|warm-up|t=|end after|check |verdict|violation)" "$OUT/soak.txt" | tail -50
+if has nic; then
+  timeout 150 "$b/bench/gnio_nic_bench" --gpu auto "${quick[@]}" --json "$OUT/nic-bench.json" >"$OUT/nic-bench.txt" 2>&1
+  echo "nic_bench rc=$?"
+  grep -E "^(machine|veth pair)|^\|" "$OUT/nic-bench.txt"
 fi
