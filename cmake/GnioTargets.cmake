@@ -10,7 +10,9 @@ target_compile_options(gnio_warnings INTERFACE
 # 105651): keep them as warnings there rather than failing the build.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
   target_compile_options(gnio_warnings INTERFACE
-    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-Wno-error=restrict -Wno-error=array-bounds -Wno-error=stringop-overflow>)
+    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CONFIG:Release>>:-Wno-error=restrict -Wno-error=array-bounds
+      -Wno-error=stringop-overflow -Wno-error=stringop-overread>
+    $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<CONFIG:Release>>:-Xcompiler=-Wno-error=restrict,-Wno-error=array-bounds,-Wno-error=stringop-overflow,-Wno-error=stringop-overread>)
 endif()
 
 # libcu++ (cuda::atomic_ref): the toolkit's own copy when CUDA is used, so
