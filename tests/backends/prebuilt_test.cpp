@@ -200,8 +200,11 @@ TEST(Prebuilt, PacedSourceLosesFramesThatFindNoRoom) {
   // ... and handed to the engine to count, once.
   const DropCounts lost = lent->take_rx_drops(0);
   EXPECT_EQ(lost[static_cast<size_t>(DropReason::RingFull)], 192u);
-  for (size_t r = 0; r < kDropReasons; ++r)
-    if (r != static_cast<size_t>(DropReason::RingFull)) EXPECT_EQ(lost[r], 0u) << drop_reason_name(DropReason(r));
+  for (size_t r = 0; r < kDropReasons; ++r) {
+    if (r != static_cast<size_t>(DropReason::RingFull)) {
+      EXPECT_EQ(lost[r], 0u) << drop_reason_name(DropReason(r));
+    }
+  }
   EXPECT_EQ(lent->take_rx_drops(0)[static_cast<size_t>(DropReason::RingFull)], 0u);
 }
 
