@@ -43,6 +43,11 @@ done
 mkdir -p "$dest/$multiarch/bpf"
 cp /usr/$multiarch/bpf/xdp-dispatcher.o /usr/$multiarch/bpf/xsk_def_xdp_prog*.o "$dest/$multiarch/bpf/"
 cp -P /usr/$multiarch/libbenchmark.so* /usr/$multiarch/libbenchmark_main.a "$dest/$multiarch/"
+# Debian's cpp-httplib is also a shared library (gnio's metrics server links
+# it), built with brotli; OpenSSL 3 is on every current distribution.
+for lib in libcpp-httplib.so.0.11 libbrotlidec.so.1 libbrotlienc.so.1 libbrotlicommon.so.1; do
+  cp -L /usr/$multiarch/$lib "$dest/$multiarch/"
+done
 cp -r /usr/$multiarch/cmake/benchmark "$dest/$multiarch/cmake/"
 mkdir -p "$dest/$multiarch/pkgconfig"
 for pc in libxdp libbpf; do
