@@ -452,6 +452,14 @@ int run_packet_processing(const RunOptions& o) {
   }
   Status stopped = kernel->stop();
   reader.drain(result.records);
+  // The threads of a block hand records over in the order they finish, not
+  // the order the packets arrived: the report lists them in arrival order
+  // (time stamp, then queue and index within the queue).
+  std::stable_sort(result.records.begin(), result.records.end(), [](const Record& a, const Record& b) {
+    if (a.timestamp_ns != b.timestamp_ns) return a.timestamp_ns < b.timestamp_ns;
+    if (a.queue != b.queue) return a.queue < b.queue;
+    return a.packet < b.packet;
+  });
   if (tty) std::printf("\n");
   server.stop();
   if (!stopped) {
