@@ -609,6 +609,8 @@ bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficRes
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Line by line even into a file: a run stopped by a time limit keeps the rows it finished.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Options o;
   CLI::App cli{"app_bench: the packet-processing application against receive-only and one host core, same traffic"};
   cli.add_option("--gpu", o.gpu, "PCIe bus id, auto (falls back to cpu) or cpu")->capture_default_str();

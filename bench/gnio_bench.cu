@@ -680,6 +680,8 @@ void print(const std::string& machine_line, const Options& o, const std::vector<
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Line by line even into a file: a run stopped by a time limit keeps the rows it finished.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Options o;
   std::string gpu_id = "auto";
   CLI::App app{"gnio_bench: floors, the bare-ring ceiling, gnio RX/TX throughput, anti-patterns, echo latency"};

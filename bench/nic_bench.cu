@@ -384,6 +384,8 @@ nlohmann::json to_json(const Row& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Line by line even into a file: a run stopped by a time limit keeps the rows it finished.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Options o;
   CLI::App app{"nic_bench: a veth pair in two namespaces, one sender, AF_XDP/DPDK receivers into a persistent kernel "
                "against an AF_PACKET baseline"};

@@ -158,6 +158,8 @@ int fail(const std::string& what, const Status& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Line by line even into a file: a run stopped by a time limit keeps the rows it finished.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   Options o;
   CLI::App cli{"soak: a long run at high load with gnio's counters, memory, descriptors and heartbeat checked every second"};
   cli.add_option("--duration", o.duration_s, "seconds to run")->capture_default_str();

@@ -132,8 +132,11 @@ void Sender::run(int fd, uint32_t first) {
   while (!stop_.load(std::memory_order_relaxed)) {
     const int n = sendmmsg(fd, msgs.data() + at, kBatch - at, 0);
     if (n > 0) {
-      // sendmmsg returns the frames taken before the first refusal.
+      // sendmmsg returns the frames taken before the first refusal: fewer
+      // than asked means the next frame was refused (the veth counts it in
+      // tx_dropped) and goes again in the next call.
       sent += static_cast<uint64_t>(n);
+      refused += static_cast<uint32_t>(n) < kBatch - at;
       at = (at + static_cast<uint32_t>(n)) % kBatch;
       if (sent >= 4096) {
         sent_.fetch_add(sent, std::memory_order_relaxed);
