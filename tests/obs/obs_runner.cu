@@ -133,6 +133,10 @@ int run(const Options& o) {
     std::printf("stopping (signal %d)\n", StopSignal::signal_number());
     std::fflush(stdout);
   }
+  // The sources stop first: offered is then final and equals delivered +
+  // dropped while the engines go on publishing and reclaiming.
+  for (EthRxq& q : rxqs)
+    if (Status s = q.stop_source(); !s) return fail(s);
   Status stopped = kernel->stop();
   server.stop();
   // The engines see the last releases a moment after the kernel made them.
