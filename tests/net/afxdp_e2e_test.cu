@@ -99,33 +99,7 @@ TEST_P(AfxdpE2e, PersistentKernelReceivesPeerUdpExactly) {
 
   constexpr uint32_t kCount = 2000;
   uint64_t frame_bytes = 0;
-  Status sender = veth_->peer.run([&]() -> Status {
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_port = htons(kPort);
-    inet_pton(AF_INET, kDutIp, &to.sin_addr);
-    for (uint32_t i = 0; i < kCount; ++i) {
-      auto p = test_payload(i, 18 + (i * 131) % 1450);
-      if (sendto(fd, p.data(), p.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to) !=
-          static_cast<ssize_t>(p.size()))
-        return Status(Errc::IoError, Layer::App, std::string("sendto: ") + std::strerror(errno));
-      frame_bytes += 42 + p.size();
-      // A window of frames not yet released by the kernel: a wire has no
-      // flow control, and a busy test machine must not overrun the ring.
-      const auto until = Clock::now() + std::chrono::seconds(2);
-      while (rxq->stats().released + 64 < i + 1) {
-        if (Clock::now() > until)
-          return Status(Errc::Timeout, Layer::App,
-                        "the kernel released " + std::to_string(rxq->stats().released) + " of " +
-                            std::to_string(i + 1) + " frames sent, and nothing more for 2 s (rx_missed " +
-                            std::to_string(rxq->stats().rx_missed) + ")");
-        usleep(50);
-      }
-    }
-    close(fd);
-    return Status::ok();
-  });
+  Status sender = send_peer_udp_paced(*veth_, kPort, kCount, *rxq, frame_bytes);
   ASSERT_TRUE(sender.is_ok()) << sender.to_string();
   EXPECT_TRUE(test::eventually([&] { return rxq->stats().released >= kCount; }, std::chrono::seconds(10)));
   ASSERT_TRUE(kernel->stop().is_ok());

@@ -1,10 +1,13 @@
 #include "net_fixture.hpp"
 
 #include <arpa/inet.h>
+#include <sys/socket.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstring>
 
 namespace gnio::nettest {
@@ -152,6 +155,41 @@ int open_netns_fds() {
   }
   closedir(d);
   return n;
+}
+
+Status send_peer_udp_paced(const VethPair& v, uint16_t port, uint32_t count, const EthRxq& rxq,
+                           uint64_t& frame_bytes) {
+  return v.peer.run([&]() -> Status {
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0) return Status(Errc::IoError, Layer::App, std::string("socket: ") + std::strerror(errno));
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(port);
+    inet_pton(AF_INET, kDutIp, &to.sin_addr);
+    Status result = Status::ok();
+    for (uint32_t i = 0; i < count && result.is_ok(); ++i) {
+      auto p = test_payload(i, 18 + (i * 131) % 1450);
+      if (sendto(fd, p.data(), p.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to) !=
+          static_cast<ssize_t>(p.size())) {
+        result = Status(Errc::IoError, Layer::App, std::string("sendto: ") + std::strerror(errno));
+        break;
+      }
+      frame_bytes += 42 + p.size();
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      while (rxq.stats().released + 64 < i + 1) {
+        if (std::chrono::steady_clock::now() > until) {
+          result = Status(Errc::Timeout, Layer::App,
+                          "the kernel released " + std::to_string(rxq.stats().released) + " of " +
+                              std::to_string(i + 1) + " frames sent, and nothing more for 2 s (rx_missed " +
+                              std::to_string(rxq.stats().rx_missed) + ")");
+          break;
+        }
+        usleep(50);
+      }
+    }
+    close(fd);
+    return result;
+  });
 }
 
 }  // namespace gnio::nettest

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gnio/eth.hpp"
 #include "netns_util.hpp"
 
 namespace gnio::nettest {
@@ -44,6 +45,14 @@ bool icmp_echo_to_reply(uint8_t* f, uint32_t len);
 
 // The payload of datagram `seq` (`size` bytes, the sequence number first).
 std::vector<uint8_t> test_payload(uint32_t seq, uint32_t size);
+
+// Sends `count` UDP datagrams, test_payload(i, 18 + (i * 131) % 1450), from
+// the peer to the dut's `port`, keeping at most 64 of them unreleased by
+// `rxq`'s consumer: a wire has no flow control, and a busy test machine must
+// not overrun the ring. Adds each frame's length (payload + 42) to
+// `frame_bytes`; a consumer that releases nothing for 2 s is a Timeout.
+Status send_peer_udp_paced(const VethPair& v, uint16_t port, uint32_t count, const EthRxq& rxq,
+                           uint64_t& frame_bytes);
 
 // Network-namespace descriptors this process holds (to prove none leak).
 int open_netns_fds();
