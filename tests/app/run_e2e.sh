@@ -136,6 +136,7 @@ metrics)
   for pair in "gnio_rx_offered_total sum(q['offered'] for q in r['rx_queues'])" \
               "gnio_rx_packets_total sum(q['packets'] for q in r['rx_queues'])" \
               "gnio_kernel_packets_total r['kernel']['packets']" \
+              "gnio_rx_engine_work_polls_total sum(q['engine']['work_polls'] for q in r['rx_queues'])" \
               "gnio_pp_protocol_packets_total{gpu=\"cpu\",protocol=\"udp\"} r['protocols']['udp']" \
               "gnio_pp_protocol_packets_total{gpu=\"cpu\",protocol=\"ipv4\"} r['protocols']['ipv4']"; do
     name=${pair%% *} expr=${pair#* }

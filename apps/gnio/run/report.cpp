@@ -171,6 +171,9 @@ json report_json(const RunResult& r, uint32_t top_flows) {
   replies["echo_refused"] = r.count(counter::kEchoRefused);
   replies["tx_packets"] = r.tx.packets;
   replies["tx_errors"] = r.tx.errors;
+  replies["tx_copies"] = r.tx.copies;
+  replies["tx_copy_bytes"] = r.tx.copy_bytes;
+  replies["tx_copy_waits"] = r.tx.copy_waits;
   j["replies"] = replies;
   json dns = json::array(), http = json::array(), sni = json::array();
   for (const Record& rec : r.records) {
@@ -203,7 +206,11 @@ json report_json(const RunResult& r, uint32_t top_flows) {
                   {"bytes", s.bytes},
                   {"released", s.released},
                   {"left_in_ring", s.packets - s.released},
-                  {"dropped", d}});
+                  {"dropped", d},
+                  {"engine", {{"work_polls", s.work_polls},
+                              {"idle_polls", s.idle_polls},
+                              {"busy_seconds", static_cast<double>(s.busy_ns) / 1e9},
+                              {"idle_seconds", static_cast<double>(s.idle_ns) / 1e9}}}});
   }
   json dropped = json::object();
   for (size_t k = 0; k < kDropReasons; ++k) dropped[std::string(drop_reason_name(static_cast<DropReason>(k)))] = drops[k];
