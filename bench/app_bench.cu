@@ -652,9 +652,20 @@ int main(int argc, char** argv) {
   std::vector<TrafficResult> results;
   for (const Traffic& t : traffics) {
     TrafficResult r{t, {}, {}, {}, {}};
+    // A line per row as it ends: a run cut short by a time limit still says how far each row got.
+    auto progress = [&](const char* variant, const Measured& m) {
+      std::fprintf(stderr, "%s, %s: %llu of %llu packets finished (offered %llu, delivered %llu, dropped %llu), %.2f s%s%s\n",
+                   t.name.c_str(), variant, static_cast<unsigned long long>(m.packets),
+                   static_cast<unsigned long long>(t.packets), static_cast<unsigned long long>(m.offered),
+                   static_cast<unsigned long long>(m.delivered), static_cast<unsigned long long>(m.dropped), m.seconds,
+                   m.error.empty() ? "" : ": ", m.error.c_str());
+    };
     r.base = run_device(*gpu, o, t, Variant::ReceiveOnly);
+    progress("receive-only", r.base);
     r.parse = run_device(*gpu, o, t, Variant::ParseOnly);
+    progress("parse only", r.parse);
     r.pp = run_device(*gpu, o, t, Variant::PacketProcessing);
+    progress("packet-processing", r.pp);
     auto img = frame_image(t);
     if (img) r.host = run_host(*img, t.packets);
     else r.host.error = img.status().to_string();

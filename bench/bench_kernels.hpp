@@ -59,10 +59,57 @@ struct QueueSet {
   uint32_t count = 0;
 };
 
-// Receives bursts at block scope and reads every byte of every packet, a
-// warp per packet (a thread on the emulated device). Packets and bytes are
-// counted per burst in the kernel's counters, which the host samples while
-// it runs.
+#if GNIO_DEVICE_PASS
+// Reads every byte of up to 32 packets, one per lane (`len` 0: this lane has
+// none). The warp's 16-byte words are numbered across all of its packets and
+// dealt out lane by lane, kUnroll loads in flight per lane before any is
+// used: a warp reading its packets one after the other waits one memory
+// round trip per packet (over PCIe about a microsecond), which is what made
+// 64-byte packets latency-bound. Bytes past the last whole word, and packets
+// not 16-byte aligned, are read by their own lane.
+__device__ inline uint64_t touch_warp(const uint8_t* p, uint32_t len) {
+  constexpr uint32_t kUnroll = 4, kAll = 0xffffffffu;
+  const uint32_t lane = threadIdx.x & 31u;
+  const bool aligned = (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
+  const uint32_t words = aligned ? len / 16 : 0;
+  uint32_t end = words;  // inclusive scan: this lane's words end at `end`
+  for (uint32_t d = 1; d < 32; d <<= 1) {
+    const uint32_t v = __shfl_up_sync(kAll, end, d);
+    if (lane >= d) end += v;
+  }
+  const uint32_t total = __shfl_sync(kAll, end, 31);
+  const uint32_t begin = end - words;
+  const auto addr = reinterpret_cast<uintptr_t>(p);
+  uint64_t sum = 0;
+  for (uint32_t base = 0; base < total; base += 32 * kUnroll) {
+    uint4 w[kUnroll];
+#pragma unroll
+    for (uint32_t u = 0; u < kUnroll; ++u) {
+      const uint32_t idx = base + u * 32 + lane;
+      uint32_t owner = 0;  // the first lane whose words end after idx
+#pragma unroll
+      for (uint32_t step = 16; step > 0; step >>= 1)
+        if (__shfl_sync(kAll, end, owner + step - 1) <= idx) owner += step;
+      const uint32_t first = __shfl_sync(kAll, begin, owner & 31u);
+      const uintptr_t at = __shfl_sync(kAll, addr, owner & 31u);
+      w[u] = idx < total ? reinterpret_cast<const uint4*>(at)[idx - first] : make_uint4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (uint32_t u = 0; u < kUnroll; ++u) sum += (static_cast<uint64_t>(w[u].x ^ w[u].z) << 32) | (w[u].y ^ w[u].w);
+  }
+  for (uint32_t i = words * 16; i < len; ++i) sum += p[i];
+  return sum;
+}
+#endif
+
+// Receives bursts at block scope and reads every byte of every packet. On a
+// GPU each thread loads one descriptor (one round trip for the whole burst)
+// and each warp reads the bytes of its 32 packets together (touch_warp); on
+// the emulated device the block is one thread and reads them in turn.
+// Several blocks may serve one queue (block b serves queue b % count): the
+// queue hands each the next burst, so their round trips overlap. Packets
+// and bytes are counted per burst in the kernel's counters, which the host
+// samples while it runs.
 struct TouchKernel {
   QueueSet queues;
   TouchTotals* totals;
@@ -71,22 +118,34 @@ struct TouchKernel {
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     constexpr Scope S = Scope::Block;
     const dev::Rxq& rxq = queues.rxq[dev::block_index() % queues.count];
-#if GNIO_DEVICE_PASS
-    const uint32_t lanes = 32, lane = dev::lane_index(), team = dev::thread_index() / 32, teams = dev::block_dim() / 32;
-#else
-    const uint32_t lanes = 1, lane = 0, team = 0, teams = 1;
-#endif
     uint64_t packets = 0, bytes = 0, sum = 0, bad = 0;
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
       dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
       if (b.count() == 0) continue;
       uint64_t burst_bytes = 0;
-      for (uint32_t i = team; i < b.count(); i += teams) {
-        const dev::Packet p = b[i];
-        sum += touch(p.data(), p.size(), lane, lanes);
-        if (lane == 0) burst_bytes += p.size();
+#if GNIO_DEVICE_PASS
+      for (uint32_t first = threadIdx.x & ~31u; first < b.count(); first += blockDim.x) {
+        const uint32_t i = first + (threadIdx.x & 31u);
+        const uint8_t* data = nullptr;
+        uint32_t len = 0;
+        if (i < b.count()) {
+          const dev::Packet p = b[i];
+          data = p.data();
+          len = p.size();
+        }
+        sum += touch_warp(data, len);
+        uint32_t warp_bytes = len;
+        for (uint32_t d = 16; d > 0; d >>= 1) warp_bytes += __shfl_down_sync(0xffffffffu, warp_bytes, d);
+        if ((threadIdx.x & 31u) == 0) burst_bytes += warp_bytes;
       }
+#else
+      for (uint32_t i = 0; i < b.count(); ++i) {
+        const dev::Packet p = b[i];
+        sum += touch(p.data(), p.size(), 0, 1);
+        burst_bytes += p.size();
+      }
+#endif
       if (rxq.release<S>(b) != dev::Status::Success) ++bad;
       if (dev::thread_index() == 0) {
         ctx.count_packets(b.count(), 0);

@@ -92,16 +92,24 @@ fi
 # Timed steps run alone on the machine.
 finish_soak
 if has bench; then
-  # The reference application against receive-only and one host core.
-  timeout 150 "$b/bench/app_bench" --gpu auto --row-limit 60 "${quick[@]}" >"$OUT/app-bench.txt" 2>&1
-  echo "app_bench rc=$?"
-  grep -E "^(machine|setup):|^error:|\| NO \|$" "$OUT/app-bench.txt"
-  sed -n '/^| traffic | variant |/,/^$/p' "$OUT/app-bench.txt"
   # One table: floors, ceilings, gnio rows, anti-patterns, TX, echo, targets.
   timeout 200 "$b/bench/gnio_bench" --gpu auto "${quick[@]}" >"$OUT/bench.txt" 2>&1
   echo "bench rc=$?"
   grep -E "^machine:|\| NO \|" "$OUT/bench.txt"
   sed -n '/^| target |/,$p' "$OUT/bench.txt"
+  # TX from device memory against host memory: the echo loop, timed whole.
+  for mem in host gpu; do
+    t0=$(date +%s.%N)
+    timeout 120 "$b/examples/echo" --gpu auto --require-gpu --mode loop --mem $mem \
+      --source synthetic:count=100000,size=96-1500,proto=mix,ipv6=mix,seed=3 >>"$OUT/echo-loop.txt" 2>&1
+    rc=$?
+    echo "echo loop, 100000 packets, mem=$mem: rc=$rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s"
+  done
+  # The reference application against receive-only and one host core.
+  timeout 150 "$b/bench/app_bench" --gpu auto --row-limit 30 "${quick[@]}" >"$OUT/app-bench.txt" 2>&1
+  echo "app_bench rc=$?"
+  grep -E "packets finished|^(machine|setup):|^error:|\| NO \|$" "$OUT/app-bench.txt"
+  sed -n '/^| traffic | variant |/,/^$/p' "$OUT/app-bench.txt"
 fi
 if has nic; then
   timeout 150 "$b/bench/gnio_nic_bench" --gpu auto "${quick[@]}" --json "$OUT/nic-bench.json" >"$OUT/nic-bench.txt" 2>&1

@@ -453,7 +453,14 @@ TEST(Engine, StopSourceDrainsExactly) {
     start_queue(gpu, *q, c.mem, 256);
     Receiver rx(gpu, *q);
     ASSERT_TRUE(rx.ok());
-    ASSERT_TRUE(eventually([&] { return q->stats().packets > 20000; }, std::chrono::seconds(60)));
+    const bool flowing = eventually([&] { return q->stats().packets > 20000; }, std::chrono::seconds(60));
+    {
+      const RxqStats s = q->stats();
+      ASSERT_TRUE(flowing) << "after 60 s: offered " << s.offered << ", delivered " << s.packets << ", dropped "
+                           << dropped_total(s) << " (ring full " << s.rx_missed << "), released " << s.released
+                           << ", publications " << s.bursts << ", copies " << s.copies << ", errors " << s.errors
+                           << ", engine turns " << s.work_polls << " with work / " << s.idle_polls << " idle";
+    }
     ASSERT_TRUE(q->stop_source());
     const RxqStats at_stop = q->stats();
     EXPECT_EQ(at_stop.packets + dropped_total(at_stop), at_stop.offered);
