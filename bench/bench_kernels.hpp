@@ -59,7 +59,7 @@ struct QueueSet {
   uint32_t count = 0;
 };
 
-#if GNIO_DEVICE_PASS
+#if defined(__CUDACC__)
 // Reads every byte of up to 32 packets, one per lane (`len` 0: this lane has
 // none). The warp's 16-byte words are numbered across all of its packets and
 // dealt out lane by lane, kUnroll loads in flight per lane before any is
