@@ -4,7 +4,12 @@
 // engine had before the ring sink (the backend fills its own buffers, the
 // engine copies each frame and parses it for metadata nobody asked for);
 // the other rows are the engine as it is, on the emulated device with the
-// ring in host memory.
+// ring in host memory, and, in the DeviceRing rows, in device memory: the
+// prebuilt frames copied by the CPU into the staging mirror (what backend-
+// owned memory cost before) or copied by the copy engine straight from the
+// backend's memory in runs (mode 2 now). The emulated copy engine is a
+// memcpy on the calling thread, so those rows include the copy the GPU's
+// copy engine does on a real device.
 #include <benchmark/benchmark.h>
 
 #include <bit>
@@ -66,7 +71,8 @@ class PrebuiltBackend final : public backend::Backend {
 };
 
 // A queue of the emulated device around `be`, as EthRxq::start() makes it.
-std::shared_ptr<detail::RxqImpl> make_queue(const Gpu& gpu, std::unique_ptr<backend::Backend> be, RxOffloads off) {
+std::shared_ptr<detail::RxqImpl> make_queue(const Gpu& gpu, std::unique_ptr<backend::Backend> be, RxOffloads off,
+                                            RingMem mem) {
   auto dev = std::make_shared<detail::DeviceImpl>();
   dev->backend = std::move(be);
   auto q = std::make_shared<detail::RxqImpl>();
@@ -75,7 +81,7 @@ std::shared_ptr<detail::RxqImpl> make_queue(const Gpu& gpu, std::unique_ptr<back
   q->stride_size = kStride;
   q->max_packet_size = kStride;
   q->burst_size = kBurst;
-  q->ring_mem = RingMem::Host;
+  q->ring_mem = mem;
   q->offloads = off;
   q->gpu = gpu.impl();
   return q;
@@ -87,8 +93,9 @@ Gpu& emulated_gpu() {
 }
 
 // The engine as it is: one poll() per round, then everything released.
-void run_engine(benchmark::State& state, std::unique_ptr<backend::Backend> be, RxOffloads off) {
-  auto q = make_queue(emulated_gpu(), std::move(be), off);
+void run_engine(benchmark::State& state, std::unique_ptr<backend::Backend> be, RxOffloads off,
+                RingMem mem = RingMem::Host) {
+  auto q = make_queue(emulated_gpu(), std::move(be), off, mem);
   auto e = detail::RxEngine::create_unattached(*q);
   if (!e) {
     state.SkipWithError(e.status().to_string().c_str());
@@ -199,6 +206,12 @@ std::unique_ptr<backend::Backend> prebuilt(int64_t size, bool owned) {
 void BM_Old_Prebuilt(benchmark::State& s) { run_old(s, prebuilt(s.range(0), false)); }
 void BM_Engine_Prebuilt_Copy(benchmark::State& s) { run_engine(s, prebuilt(s.range(0), false), {}); }
 void BM_Engine_Prebuilt_InPlace(benchmark::State& s) { run_engine(s, prebuilt(s.range(0), true), {}); }
+void BM_Engine_Prebuilt_Copy_DeviceRing(benchmark::State& s) {
+  run_engine(s, prebuilt(s.range(0), false), {}, RingMem::Gpu);
+}
+void BM_Engine_Prebuilt_Dma_DeviceRing(benchmark::State& s) {
+  run_engine(s, prebuilt(s.range(0), true), {}, RingMem::Gpu);
+}
 
 }  // namespace
 
@@ -208,5 +221,7 @@ BENCHMARK(BM_Engine_Synthetic_AllOffloads)->Arg(64)->Arg(1500);
 BENCHMARK(BM_Old_Prebuilt)->Arg(64)->Arg(1500);
 BENCHMARK(BM_Engine_Prebuilt_Copy)->Arg(64)->Arg(1500);
 BENCHMARK(BM_Engine_Prebuilt_InPlace)->Arg(64)->Arg(1500);
+BENCHMARK(BM_Engine_Prebuilt_Copy_DeviceRing)->Arg(64)->Arg(1500);
+BENCHMARK(BM_Engine_Prebuilt_Dma_DeviceRing)->Arg(64)->Arg(1500);
 
 BENCHMARK_MAIN();

@@ -27,6 +27,15 @@ namespace {
 constexpr uint64_t kPublishBytesStaged = 256 * 1024;
 constexpr uint64_t kPublishDescsHost = 256;
 
+// By DMA: a run of frames cut short by the next frame (the backend's
+// buffers and the ring's strides differ in size, so runs do not grow) is
+// copied by the CPU into the staging mirror when it is shorter than this,
+// where consecutive ones form one range: a cudaMemcpyAsync call costs the
+// host about as much as a CPU copy of this many bytes.
+constexpr uint64_t kMinDmaRunBytes = 16 * 1024;
+// The release point of a lent frame not placed in the ring yet.
+constexpr uint64_t kNotPlaced = UINT64_MAX;
+
 // Which engine thread serves `q`, on which core, polling how.
 struct Placement {
   uint16_t index;
@@ -115,11 +124,14 @@ Status RxEngine::allocate() {
   const size_t desc_bytes = static_cast<size_t>(ndesc_) * sizeof(dev::RxDesc);
 
   // Frames stay where the backend put them when the kernel can read that
-  // memory where it is: a ring in host memory without a packet pool.
+  // memory where it is: a ring in host memory without a packet pool. A
+  // ring in device memory is filled from that memory by the copy engine.
   const std::optional<backend::RxMemory> owned = be_.rx_memory(q_.queue_id);
   in_place_ = owned.has_value() && !device_ring && !q_.pool;
+  dma_ = owned.has_value() && device_ring && !q_.pool;
+  if (in_place_ || dma_) GNIO_TRY(map_backend_memory(*owned));
   if (in_place_) {
-    GNIO_TRY(map_backend_memory(*owned));
+    data_ = std::move(frame_map_);
   } else if (q_.pool) {
     data_ = q_.pool->memory();
   } else {
@@ -179,9 +191,10 @@ Status RxEngine::map_backend_memory(const backend::RxMemory& m) {
             be_.caps().driver + ": RX queue " + std::to_string(q_.queue_id) +
                 " names backend frame memory of " + std::to_string(m.bytes) +
                 " bytes with no base; a backend without its own memory returns no rx_memory()"};
+  // Registered memory is pinned: a cudaMemcpyAsync from it is a DMA.
   auto mapped = q_.gpu->register_host(m.base, m.bytes);
   if (!mapped) return mapped.status();
-  data_ = std::move(*mapped);
+  frame_map_ = std::move(*mapped);
   frame_base_ = m.base;
   frame_bytes_ = m.bytes;
   lent_.resize(std::bit_ceil(static_cast<size_t>(ndesc_) + burst_));
@@ -238,7 +251,7 @@ void RxEngine::reclaim() {
   // strides end.
   if (!in_place_) stride_tail_ = span_end_[(ci - 1) & (ndesc_ - 1)];
   reclaimed_ = ci;
-  if (in_place_) release_in_place(ci);
+  if (in_place_ || dma_) release_in_place(ci);
   released_atomic_.store(ci);
   q_.counters.released.store(ci, std::memory_order_relaxed);
 }
@@ -366,12 +379,7 @@ Result<size_t> RxEngine::pull_in_place() {
       drop(DropReason::Empty);
       continue;
     }
-    if (f.data < frame_base_ || f.data + f.len > frame_base_ + frame_bytes_) {
-      return Status(Errc::BadState, Layer::Backend,
-                    be_.caps().driver + ": RX queue " + std::to_string(q_.queue_id) + " returned a frame of " +
-                        std::to_string(f.len) + " bytes outside the frame memory it named (" +
-                        std::to_string(frame_bytes_) + " bytes); the backend must return frames from rx_memory()");
-    }
+    GNIO_TRY(check_in_region(f));
     if (pi_ - reclaimed_ >= ndesc_) {
       drop(DropReason::RingFull);  // a wire does not wait for the ring
       continue;
@@ -402,6 +410,131 @@ Result<size_t> RxEngine::pull_in_place() {
   return got;
 }
 
+Status RxEngine::check_in_region(const backend::RxFrame& f) const {
+  if (f.data >= frame_base_ && f.data + f.len <= frame_base_ + frame_bytes_) return Status::ok();
+  return Status(Errc::BadState, Layer::Backend,
+                be_.caps().driver + ": RX queue " + std::to_string(q_.queue_id) + " returned a frame of " +
+                    std::to_string(f.len) + " bytes outside the frame memory it named (" +
+                    std::to_string(frame_bytes_) + " bytes); the backend must return frames from rx_memory()");
+}
+
+bool RxEngine::holds_frames() const { return be_.rx_held(q_.queue_id) || (dma_ && placed_ != lent_tail_); }
+
+// ---- by DMA (backend-owned memory, ring in device memory) -------------------
+//
+// Frames are placed in the ring's strides as the sink places them, their
+// descriptors written to the staging mirror, and their bytes copied by the
+// copy engine straight from the backend's registered memory. A frame goes
+// back to the backend (rx_release(), in rx_burst() order) only once the
+// kernel released its descriptor: the kernel sees a descriptor only after
+// the producer index, which the stream writes after the copies that read
+// the frame, so a released descriptor means the copy of its frame has
+// landed and the backend may reuse the buffer.
+
+Result<size_t> RxEngine::pull_dma() {
+  const size_t asked = room_;
+  // Frames of a pull source that found no strides before go first.
+  Result<size_t> waiting = place_lent();
+  if (!waiting || placed_ != lent_tail_ || *waiting >= asked) return waiting;
+  Result<size_t> got = be_.rx_burst(q_.queue_id, std::span(burst_frames_.data(), asked - *waiting));
+  if (!got) return got;
+  for (size_t i = 0; i < *got; ++i) lend(burst_frames_[i]).release_after = kNotPlaced;
+  Result<size_t> placed = place_lent();
+  if (!placed) return placed;
+  return *waiting + *placed;
+}
+
+Result<size_t> RxEngine::place_lent() {
+  const uint64_t mask = lent_.size() - 1;
+  size_t offered = 0;
+  for (; placed_ < lent_tail_; ++placed_, ++offered) {
+    Lent& l = lent_[placed_ & mask];
+    const backend::RxFrame& f = l.frame;
+    if (f.len == 0) {
+      l.release_after = pi_;
+      drop(DropReason::Empty);
+      continue;
+    }
+    GNIO_TRY(check_in_region(f));
+    uint32_t flags = f.flags;
+    uint32_t len = f.len;
+    if (len > max_frame_) {
+      len = max_frame_;
+      flags |= backend::RxFrameTruncated;
+    }
+    // Where the sink would put it: contiguous strides after the last frame.
+    const uint32_t need = (len + (1u << stride_shift_) - 1) >> stride_shift_;
+    uint64_t pos = stride_head_;
+    const uint64_t slot = pos & (nstrides_ - 1);
+    if (slot + need > nstrides_) pos += nstrides_ - slot;
+    if (pi_ - reclaimed_ >= ndesc_ || pos + need - stride_tail_ > nstrides_) {
+      if (!wire_) break;  // a pulled source waits, and what follows waits behind it
+      l.release_after = pi_;
+      drop(DropReason::RingFull);  // a wire does not wait for the ring
+      continue;
+    }
+    const uint64_t offset = (pos & (nstrides_ - 1)) << stride_shift_;
+    add_run(f.data, offset, len);
+    uint32_t rss_hash = f.rss_hash;
+    dev::RxDesc d;
+    d.len = len;
+    d.flags = describe(f.data, len, flags, &rss_hash);
+    d.rss_hash = rss_hash;
+    d.nstrides = need;
+    d.offset = offset;
+    d.timestamp_ns = f.timestamp_ns;
+    write_desc_[pi_ & (ndesc_ - 1)] = d;
+    span_end_[pi_ & (ndesc_ - 1)] = pos + need;
+    stride_head_ = pos + need;
+    ++pi_;
+    l.release_after = pi_;
+    ++new_offered_;
+    new_bytes_ += len;
+    new_truncated_ += (flags & backend::RxFrameTruncated) != 0;
+    staged_bytes_ += static_cast<uint64_t>(need) << stride_shift_;
+  }
+  // Dropped frames with nothing undelivered before them go back now.
+  release_in_place(reclaimed_);
+  return offered;
+}
+
+void RxEngine::add_run(const uint8_t* src, uint64_t dst, uint64_t bytes) {
+  // One copy covers both frames when they lie at the same distance on both
+  // sides; the bytes between them (the rest of the run's last stride, under
+  // one stride) are copied along: they lie inside the backend's region
+  // because both frames do, and inside strides of this run in the ring. A
+  // wrap of either side makes the distances differ and ends the run.
+  Run& r = open_run_;
+  if (r.bytes && src >= r.src && dst >= r.dst + r.bytes && static_cast<uint64_t>(src - r.src) == dst - r.dst) {
+    r.bytes = dst + bytes - r.dst;
+    return;
+  }
+  end_run(/*copy_if_short=*/true);
+  r = {src, dst, bytes};
+}
+
+void RxEngine::end_run(bool copy_if_short) {
+  Run& r = open_run_;
+  if (!r.bytes) return;
+  if (copy_if_short && r.bytes < kMinDmaRunBytes) {
+    // Whole strides, so that consecutive short runs form one range.
+    std::memcpy(write_data_ + r.dst, r.src, r.bytes);
+    const uint64_t stride = uint64_t{1} << stride_shift_;
+    add_range(data_ranges_, r.dst, (r.bytes + stride - 1) & ~(stride - 1));
+  } else {
+    runs_.push_back(r);
+  }
+  r.bytes = 0;
+}
+
+void RxEngine::give_back_unplaced() {
+  // Taken from the backend but never offered: they go back, uncounted,
+  // after the frames before them.
+  const uint64_t mask = lent_.size() - 1;
+  for (; placed_ < lent_tail_; ++placed_) lent_[placed_ & mask].release_after = pi_;
+  release_in_place(reclaimed_);
+}
+
 // ---- publishing -------------------------------------------------------------
 
 Status RxEngine::publish() {
@@ -423,9 +556,11 @@ Status RxEngine::publish() {
       add_range(desc_ranges_, first * sizeof(dev::RxDesc), head * sizeof(dev::RxDesc));
       if (count > head) add_range(desc_ranges_, 0, (count - head) * sizeof(dev::RxDesc));
     }
+    if (dma_) end_run(/*copy_if_short=*/false);
     if (staged_ && q_.gpu->emulated) {
       // The emulated copy engine: same ranges, same order, then the index.
       for (auto [off, len] : data_ranges_) std::memcpy(ring_data + off, write_data_ + off, len);
+      for (const Run& r : runs_) std::memcpy(ring_data + r.dst, r.src, r.bytes);
       for (auto [off, len] : desc_ranges_) std::memcpy(ring_desc + off, stage_desc + off, len);
       dev::store_release(static_cast<uint64_t*>(producer_.device_ptr()), pi_);
     } else if (staged_) {
@@ -433,6 +568,9 @@ Status RxEngine::publish() {
       for (auto [off, len] : data_ranges_)
         GNIO_CUDA_TRY(cudaMemcpyAsync(ring_data + off, write_data_ + off, len, cudaMemcpyHostToDevice, stream_),
                       "copying RX packet bytes to the GPU ring");
+      for (const Run& r : runs_)
+        GNIO_CUDA_TRY(cudaMemcpyAsync(ring_data + r.dst, r.src, r.bytes, cudaMemcpyHostToDevice, stream_),
+                      "copying RX frames from the backend's memory to the GPU ring");
       for (auto [off, len] : desc_ranges_)
         GNIO_CUDA_TRY(cudaMemcpyAsync(ring_desc + off, stage_desc + off, len, cudaMemcpyHostToDevice, stream_),
                       "copying RX descriptors to the GPU ring");
@@ -442,12 +580,14 @@ Status RxEngine::publish() {
       dev::store_release(static_cast<uint64_t*>(producer_.host_ptr()), pi_);
     }
     RxqCounters& c = q_.counters;
-    if (staged_) c.copies.fetch_add(data_ranges_.size() + desc_ranges_.size(), std::memory_order_relaxed);
+    if (staged_)
+      c.copies.fetch_add(data_ranges_.size() + runs_.size() + desc_ranges_.size(), std::memory_order_relaxed);
     c.publish_ns.fetch_add(dev::host_now_ns() - t0, std::memory_order_relaxed);
     c.packets.fetch_add(pi_ - published_, std::memory_order_release);
     c.bytes.fetch_add(new_bytes_, std::memory_order_relaxed);
     c.bursts.fetch_add(1, std::memory_order_relaxed);
     data_ranges_.clear();
+    runs_.clear();
     staged_bytes_ = 0;
     new_bytes_ = 0;
     published_ = pi_;
@@ -464,7 +604,10 @@ Status RxEngine::publish() {
 }
 
 bool RxEngine::poll() {
-  if (!backend_done_ && source_stop_.load()) backend_done_ = true;
+  if (!backend_done_ && source_stop_.load()) {
+    backend_done_ = true;
+    if (dma_) give_back_unplaced();
+  }
   const uint64_t reclaimed_before = reclaimed_;
   reclaim();
   bool moved = reclaimed_ != reclaimed_before;
@@ -477,7 +620,7 @@ bool RxEngine::poll() {
     room_ = static_cast<uint32_t>(wire_ ? burst_ : std::min<uint64_t>(burst_, free_desc));
     if (room_ == 0) break;
     const uint32_t asked = room_;
-    Result<size_t> got = in_place_ ? pull_in_place() : pull_sink();
+    Result<size_t> got = in_place_ ? pull_in_place() : dma_ ? pull_dma() : pull_sink();
     count_lost();
     if (!got) {
       fail(got.status());
@@ -485,7 +628,7 @@ bool RxEngine::poll() {
       break;
     }
     moved |= *got > 0;
-    if (*got == 0 && be_.at_end(qid) && !be_.rx_held(qid)) backend_done_ = true;
+    if (*got == 0 && be_.at_end(qid) && !holds_frames()) backend_done_ = true;
     if (*got < asked) break;
     if (staged_ ? staged_bytes_ >= kPublishBytesStaged : pi_ - published_ >= kPublishDescsHost) break;
   }

@@ -2,14 +2,18 @@
 // from the backend into the GPU-visible ring and publishing the producer
 // index after the bytes. An EngineThread runs it, alone or with others.
 //
-// Two ways frames reach the ring (backend.hpp, docs/DESIGN-NOTES.md):
+// Three ways frames reach the ring (backend.hpp, docs/DESIGN-NOTES.md):
 //  - through the sink: the engine lends the ring's free strides (or those
 //    of their pinned staging mirror) to Backend::rx_into(), which writes
 //    each frame there;
 //  - in place: a backend that owns its frame memory (mode 2) and a ring in
 //    host memory: that memory, mapped into the GPU, is the ring's data area,
 //    the engine writes descriptors only and hands frames back in order once
-//    the kernel released them.
+//    the kernel released them;
+//  - by DMA: a backend that owns its frame memory and a ring in device
+//    memory: that memory, registered with the GPU, is the source of one
+//    copy-engine transfer per run of frames into the ring's strides; frames
+//    go back as in place, once the kernel released them.
 #pragma once
 
 #include <atomic>
@@ -83,6 +87,18 @@ class RxEngine final : public backend::RxSink {
   // Moves one burst; returns frames offered (delivered or dropped).
   Result<size_t> pull_sink();
   Result<size_t> pull_in_place();
+  Result<size_t> pull_dma();
+  // Places the lent frames not placed yet, in order; how many it offered.
+  Result<size_t> place_lent();
+  void add_run(const uint8_t* src, uint64_t dst, uint64_t bytes);
+  // Closes the open run: a copy at the next publish, or, when it is short
+  // and copy_if_short, a CPU copy into the staging mirror now.
+  void end_run(bool copy_if_short);
+  // stop_source(): lent frames not placed yet go back unoffered.
+  void give_back_unplaced();
+  Status check_in_region(const backend::RxFrame& f) const;
+  // Frames taken from the backend and not offered yet: the queue is not drained.
+  bool holds_frames() const;
   // Adds what the backend lost before offering it (take_rx_drops()).
   void count_lost();
   Status publish();
@@ -120,10 +136,11 @@ class RxEngine final : public backend::RxSink {
   uint64_t new_offered_ = 0, new_bytes_ = 0, new_truncated_ = 0;
   DropCounts new_dropped_{};
 
-  // In place (mode 2): frames the backend lent, in rx_burst() order, with
-  // the descriptor count after which each may go back (delivered: its own
-  // descriptor; dropped: the descriptors before it).
+  // In place and by DMA (mode 2): frames the backend lent, in rx_burst()
+  // order, with the descriptor count after which each may go back
+  // (delivered: its own descriptor; dropped: the descriptors before it).
   bool in_place_ = false;
+  bool dma_ = false;
   uint8_t* frame_base_ = nullptr;
   size_t frame_bytes_ = 0;
   struct Lent {
@@ -134,6 +151,21 @@ class RxEngine final : public backend::RxSink {
   Lent& lend(const backend::RxFrame& f);
   uint64_t lent_head_ = 0, lent_tail_ = 0;
   std::vector<backend::RxFrame> burst_frames_, to_release_;
+
+  // By DMA: the backend's memory registered with the GPU (kept mapped while
+  // the copies read it), the lent frame placed next (those after it, from a
+  // pull source, wait for strides), and the copies since the last publish:
+  // one per run of frames that lie at the same distances in the backend's
+  // memory and in the ring.
+  DeviceMemory frame_map_;
+  uint64_t placed_ = 0;
+  struct Run {
+    const uint8_t* src;
+    uint64_t dst;  // byte offset in the ring's data area
+    uint64_t bytes;
+  };
+  Run open_run_{nullptr, 0, 0};
+  std::vector<Run> runs_;
 
   bool backend_done_ = false;
   // stop_source(): the flag, and the turns ended so far (both sequentially
