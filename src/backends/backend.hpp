@@ -9,8 +9,10 @@
 //  2. Backend-owned memory: rx_memory() names memory the backend's frames
 //     live in (AF_XDP UMEM, DPDK mbuf pool, a prebuilt pool); the engine
 //     registers it with the GPU once, rx_burst() returns frames pointing into
-//     it, descriptors point at them where they are, and the engine hands them
-//     back with rx_release() only after the kernel released them.
+//     it, descriptors point at them where they are (ring in host memory) or
+//     the GPU's copy engine copies them from there into the ring (ring in
+//     device memory), and the engine hands them back with rx_release() only
+//     after the kernel released them.
 //  3. rx_burst() into backend-private memory, copied by the engine (the
 //     default rx_into() does this; for simple backends and tests).
 #pragma once
