@@ -110,10 +110,15 @@ __device__ inline uint64_t touch_warp(const uint8_t* p, uint32_t len) {
 // queue hands each the next burst, so their round trips overlap. Packets
 // and bytes are counted per burst in the kernel's counters, which the host
 // samples while it runs.
+// How much of each packet the receive kernel reads: the anatomy rows of
+// gnio_bench leave stages out to see what each costs.
+enum class Touch : uint32_t { Bytes, Descriptors, Nothing };
+
 struct TouchKernel {
   QueueSet queues;
   TouchTotals* totals;
   uint32_t burst;
+  Touch touch = Touch::Bytes;
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     constexpr Scope S = Scope::Block;
@@ -129,20 +134,20 @@ struct TouchKernel {
         const uint32_t i = first + (threadIdx.x & 31u);
         const uint8_t* data = nullptr;
         uint32_t len = 0;
-        if (i < b.count()) {
+        if (i < b.count() && touch != Touch::Nothing) {
           const dev::Packet p = b[i];
           data = p.data();
           len = p.size();
         }
-        sum += touch_warp(data, len);
+        if (touch == Touch::Bytes) sum += touch_warp(data, len);
         uint32_t warp_bytes = len;
         for (uint32_t d = 16; d > 0; d >>= 1) warp_bytes += __shfl_down_sync(0xffffffffu, warp_bytes, d);
         if ((threadIdx.x & 31u) == 0) burst_bytes += warp_bytes;
       }
 #else
-      for (uint32_t i = 0; i < b.count(); ++i) {
+      for (uint32_t i = 0; i < b.count() && touch != Touch::Nothing; ++i) {
         const dev::Packet p = b[i];
-        sum += touch(p.data(), p.size(), 0, 1);
+        if (touch == Touch::Bytes) sum += bench::touch(p.data(), p.size(), 0, 1);
         burst_bytes += p.size();
       }
 #endif

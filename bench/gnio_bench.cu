@@ -307,8 +307,18 @@ void launch_floor(Gpu& gpu, std::vector<Row>& rows) {
 // store. mem=gpu: the ring is in device memory and the thread copies a
 // quarter ring of frames and descriptors at a time with cudaMemcpyAsync and
 // then the producer index, on one stream, so the index lands after the bytes.
-Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem) {
-  Row r{std::string("ceiling: bare ring, one feeder thread, mem=") + (mem == RingMem::Gpu ? "gpu" : "host"), size, 1};
+// blocks and touch other than the defaults make an anatomy row: the same
+// feeder with fewer stages or blocks in the kernel, to see what bounds it.
+Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem, uint32_t blocks, bench::Touch touch) {
+  const char* mem_text = mem == RingMem::Gpu ? "gpu" : "host";
+  const char* touch_text = touch == bench::Touch::Bytes ? "reads every byte"
+                           : touch == bench::Touch::Descriptors ? "reads descriptors only"
+                                                                : "reads nothing";
+  Row r{blocks == o.blocks_per_queue && touch == bench::Touch::Bytes
+            ? std::string("ceiling: bare ring, one feeder thread, mem=") + mem_text
+            : std::string("kernel anatomy: bare ring, mem=") + mem_text + ", " + std::to_string(blocks) + " block" +
+                  (blocks == 1 ? "" : "s") + ", " + touch_text,
+        size, 1};
   r.ok = false;
   const uint32_t n = o.ring, buf = buffer_size(size);
   // Publication step: a burst into a host ring; a quarter ring per copy
@@ -347,10 +357,10 @@ Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem) {
   ring.stride_shift = static_cast<uint32_t>(std::countr_zero(buf));
   bench::QueueSet set;
   set.rxq[set.count++] = dev::Rxq(ring);
-  const uint32_t grid = gpu.emulated() ? 1u : o.blocks_per_queue;
+  const uint32_t grid = gpu.emulated() ? 1u : blocks;
   auto k = PersistentKernel::launch(gpu, launch_config(grid, gpu.emulated() ? 1u : o.block, "bench-ceiling"),
                                     bench::TouchKernel{set, static_cast<bench::TouchTotals*>(totals->device_ptr()),
-                                                       bench::kBurst});
+                                                       bench::kBurst, touch});
   if (!k) return r;
 
   std::atomic<bool> stop{false}, window_open{false};
@@ -772,19 +782,31 @@ int main(int argc, char** argv) {
   auto mem_name = [](RingMem m) { return m == RingMem::Gpu ? "gpu" : "host"; };
   // Ceilings by size and ring memory; gnio rows are read against them.
   std::vector<Row> ceilings;
-  for (uint32_t size : sizes)
-    for (RingMem m : mems) {
-      Row c = ceiling(*gpu, o, size, m);
-      c.bound = m == RingMem::Gpu ? "H2D floor" : "pinned-read floor";
-      c.ratio = c.gbps() / (m == RingMem::Gpu ? h2d_gbit : read_gbit);
-      ceilings.push_back(c);
-      rows.push_back(c);
-    }
   auto ceiling_of = [&](uint32_t size, RingMem m) -> const Row& {
     for (const Row& c : ceilings)
       if (c.size == size && c.name.find(std::string("mem=") + mem_name(m)) != std::string::npos) return c;
     return ceilings.front();
   };
+  for (uint32_t size : sizes)
+    for (RingMem m : mems) {
+      Row c = ceiling(*gpu, o, size, m, o.blocks_per_queue, bench::Touch::Bytes);
+      c.bound = m == RingMem::Gpu ? "H2D floor" : "pinned-read floor";
+      c.ratio = c.gbps() / (m == RingMem::Gpu ? h2d_gbit : read_gbit);
+      ceilings.push_back(c);
+      rows.push_back(c);
+    }
+  // Anatomy of the 64 B ceiling: what a block costs per burst with less to
+  // do, and whether more blocks per queue add throughput.
+  for (RingMem m : mems)
+    for (uint32_t blocks : {1u, 4u, 8u})
+      for (bench::Touch t : {bench::Touch::Bytes, bench::Touch::Descriptors, bench::Touch::Nothing}) {
+        if (blocks == o.blocks_per_queue && t == bench::Touch::Bytes) continue;  // the ceiling row itself
+        if (blocks == 8 && t != bench::Touch::Bytes) continue;
+        Row a = ceiling(*gpu, o, 64, m, blocks, t);
+        a.bound = fmt("ceiling %.2f Mpps", ceiling_of(64, m).mpps());
+        a.ratio = ceiling_of(64, m).mpps() > 0 ? a.mpps() / ceiling_of(64, m).mpps() : 0;
+        rows.push_back(a);
+      }
   std::vector<Row> gnio_rows;
   for (uint32_t size : sizes)
     for (RingMem m : mems)

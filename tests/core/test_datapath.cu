@@ -4,8 +4,11 @@
 // semaphores, stop with a stalled kernel, and teardown while a kernel runs.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <tuple>
+#include <vector>
 
 #include "../../examples/common/example.hpp"
 #include "../../examples/common/kernels.hpp"
@@ -13,6 +16,10 @@
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"
 #include "test_support.hpp"
+
+#if GNIO_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 using namespace gnio;
 using gnio::test::eventually;
@@ -351,6 +358,42 @@ TEST(Gpu, FreshDeviceMemoryIsZeroForTheNextKernel) {
     ASSERT_EQ(*static_cast<const uint64_t*>(nonzero->host_ptr()), 0u) << "round " << round;
   }
 }
+
+#if GNIO_HAVE_CUDA
+// A stream whose hardware queue is the one a persistent kernel's stream got
+// waits behind that kernel for good: with CUDA's default of 8 queues the
+// 8th stream after it would. gnio raises the number of queues to 32 before
+// CUDA starts (an RX engine per queue has its own stream), so every one of
+// 24 streams made while a kernel runs finishes its work.
+TEST(Gpu, StreamsDoNotQueueBehindAPersistentKernel) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  if (gpu.emulated()) GTEST_SKIP() << "hardware work queues exist on a GPU only";
+  ASSERT_NE(std::getenv("CUDA_DEVICE_MAX_CONNECTIONS"), nullptr);
+  auto k = PersistentKernel::launch(gpu, launch_config(1, 32, "idle"), IdleKernel{});
+  ASSERT_TRUE(k.has_value());
+  constexpr int kStreams = 24;
+  auto target = gpu.alloc(4096, MemKind::Gpu);
+  ASSERT_TRUE(target.has_value());
+  std::vector<cudaStream_t> streams(kStreams, nullptr);
+  for (cudaStream_t& st : streams) {
+    ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(target->device_ptr(), 1, 4096, st), cudaSuccess);
+  }
+  int done = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (done < kStreams && std::chrono::steady_clock::now() < deadline) {
+    done = 0;
+    for (cudaStream_t st : streams) done += cudaStreamQuery(st) == cudaSuccess;
+  }
+  EXPECT_EQ(done, kStreams) << "streams still waiting after 5 s while a persistent kernel runs (CUDA_DEVICE_MAX_CONNECTIONS="
+                            << std::getenv("CUDA_DEVICE_MAX_CONNECTIONS") << ")";
+  ASSERT_TRUE(k->stop());
+  for (cudaStream_t st : streams) {
+    cudaStreamSynchronize(st);
+    cudaStreamDestroy(st);
+  }
+}
+#endif
 
 TEST(PersistentKernel, HeartbeatMovesAndHandlesCannotGoWhileItRuns) {
   GNIO_OPEN_TEST_GPU(gpu);

@@ -29,17 +29,24 @@ class KernelCtx {
  public:
   KernelCtx() = default;
   // published: pinned host memory the host reads; shadow: device memory
-  // where the counting happens (atomics need device memory), copied to
-  // `published` after every update and once more when the block exits.
+  // where the counting happens (atomics need device memory). Thread 0 of
+  // each block copies the shadow to `published` at every heartbeat and once
+  // more when the block exits: one writer, so a count the host reads never
+  // goes back (stores of several threads to one host word land in any
+  // order), and counting is a fire-and-forget atomic, no round trip.
   GNIO_HD KernelCtx(const uint32_t* exit_flag, BlockCounters* published, BlockCounters* shadow)
       : exit_flag_(exit_flag), published_(published), shadow_(shadow) {}
 
   // False once the host asked the kernel to stop.
   GNIO_HD bool running() const { return load_relaxed(const_cast<uint32_t*>(exit_flag_)) == 0; }
 
-  // Block liveness: thread 0 of each block beats once per loop iteration.
+  // Block liveness: thread 0 of each block beats once per loop iteration,
+  // which also publishes the block's counters (so a loop that counts must
+  // beat: its counts show within one iteration).
   GNIO_HD void heartbeat() const {
-    if (thread_index() == 0) add(&BlockCounters::heartbeat, 1);
+    if (thread_index() != 0) return;
+    add(&BlockCounters::heartbeat, 1);
+    publish();
   }
   // Any thread: the packets and bytes it handled.
   GNIO_HD void count_packets(uint64_t packets, uint64_t bytes) const {
@@ -66,17 +73,9 @@ class KernelCtx {
   GNIO_HD void mark_exited() const {
     sync_block();
     if (thread_index() != 0) return;
-    const BlockCounters& s = shadow_[block_index()];
-    BlockCounters& p = published_[block_index()];
-    republish(&p.heartbeat, s.heartbeat);
-    republish(&p.packets, s.packets);
-    republish(&p.bytes, s.bytes);
-    republish(&p.bursts, s.bursts);
-    republish(&p.again, s.again);
-    republish(&p.errors, s.errors);
-    republish(&p.user, s.user);
-    republish(&p.stage, s.stage);
-    store_release(&p.exited, uint64_t{1});
+    publish();
+    republish(&published_[block_index()].stage, shadow_[block_index()].stage);
+    store_release(&published_[block_index()].exited, uint64_t{1});
   }
 
  private:
@@ -86,9 +85,19 @@ class KernelCtx {
     store_relaxed(published, load_relaxed(const_cast<uint64_t*>(&shadow)));
   }
 
-  GNIO_HD void add(Field field, uint64_t v) const {
-    const uint64_t now = fetch_add_relaxed(&(shadow_[block_index()].*field), v) + v;
-    store_relaxed(&(published_[block_index()].*field), now);
+  GNIO_HD void add(Field field, uint64_t v) const { (void)fetch_add_relaxed(&(shadow_[block_index()].*field), v); }
+
+  // Thread 0 only (the one writer of `published`).
+  GNIO_HD void publish() const {
+    const BlockCounters& s = shadow_[block_index()];
+    BlockCounters& p = published_[block_index()];
+    republish(&p.heartbeat, s.heartbeat);
+    republish(&p.packets, s.packets);
+    republish(&p.bytes, s.bytes);
+    republish(&p.bursts, s.bursts);
+    republish(&p.again, s.again);
+    republish(&p.errors, s.errors);
+    republish(&p.user, s.user);
   }
 
   const uint32_t* exit_flag_ = nullptr;
