@@ -59,7 +59,6 @@ struct Options {
   bool runs(const std::string& section) const {
     return only.empty() || std::find(only.begin(), only.end(), section) != only.end();
   }
-  bool has_size(uint32_t size) const { return std::find(sizes.begin(), sizes.end(), size) != sizes.end(); }
   uint32_t frames = 1024;  // distinct prebuilt frames
   uint32_t ring = 8192;    // prebuilt buffers per queue, ceiling ring entries
   uint32_t strides = 16384;
