@@ -46,7 +46,7 @@ struct Options {
   double window_s = 0.4;   // measured time per throughput row
   uint32_t samples = 3000; // echo round trips per variant
   uint32_t block = 256;
-  uint32_t blocks_per_queue = 4;  // blocks of the receive kernel serving one queue
+  uint32_t blocks_per_queue = 2;  // blocks of the receive kernel serving one queue
   // A partial run: sections (ceiling, anatomy, gnio, anti, tx, echo), frame
   // sizes and queue counts; empty means all. The targets need a full run.
   std::vector<std::string> only;
@@ -824,7 +824,7 @@ int main(int argc, char** argv) {
   // Anatomy of the 64 B ceiling: what a block costs per burst with less to
   // do, and whether more blocks per queue add throughput.
   for (RingMem m : mems)
-    for (uint32_t blocks : {1u, 4u, 8u})
+    for (uint32_t blocks : {1u, 2u, 8u})
       if (o.runs("anatomy"))
       for (bench::Touch t : {bench::Touch::Bytes, bench::Touch::Descriptors, bench::Touch::Nothing}) {
         if (blocks == o.blocks_per_queue && t == bench::Touch::Bytes) continue;  // the ceiling row itself

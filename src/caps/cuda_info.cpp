@@ -6,8 +6,6 @@
 
 #include <cctype>
 #include <cstdio>
-#include <cstdlib>
-#include <mutex>
 #include <string_view>
 
 #include "gnio/capabilities.hpp"
@@ -74,18 +72,6 @@ std::string normalize_bus_id(const std::string& text) {
 
 namespace {
 
-// Streams share the GPU's hardware work queues, CUDA_DEVICE_MAX_CONNECTIONS
-// of them (8 unless set), round robin: a stream that lands on the queue of a
-// persistent kernel's stream waits behind that kernel, which never ends. An
-// RX engine's copies would then stall for good (seen on the H200: 8 queues
-// with ring mem=gpu, 32 blocks, fell from 23 to 0.25 Mpps). gnio asks for
-// the most there are, before CUDA reads the variable at its initialisation;
-// a value the user set is kept.
-void raise_hardware_queues() {
-  static std::once_flag once;
-  std::call_once(once, [] { setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0); });
-}
-
 std::string cuda_error_text(const char* call, cudaError_t err) {
   std::string s = call;
   s += " failed: ";
@@ -138,7 +124,6 @@ int runtime_attribute(int ordinal, cudaDeviceAttr attr) {
 }  // namespace
 
 CudaRuntimeInfo query_cuda_runtime() {
-  raise_hardware_queues();
   CudaRuntimeInfo info;
   cudaRuntimeGetVersion(&info.runtime_version);
   cudaError_t drv_err = cudaDriverGetVersion(&info.driver_version);
@@ -158,7 +143,6 @@ CudaRuntimeInfo query_cuda_runtime() {
 }
 
 Result<std::vector<CudaDeviceInfo>> list_cuda_devices() {
-  raise_hardware_queues();
   std::vector<CudaDeviceInfo> out;
   int count = 0;
   if (cudaError_t err = cudaGetDeviceCount(&count); err != cudaSuccess) {
