@@ -6,10 +6,12 @@
 // out frames it has DMA'd: rx_memory() names the region (the engine
 // registers it with the GPU), rx_burst() returns frames pointing into it,
 // rx_release() gives them back. Each queue's region is a ring of B buffers
-// (B a multiple of the queue's frame count, so buffer b always holds the
-// same frame and nothing is rewritten per delivery); a buffer is lent again
-// only after it was released, and while none is free nothing is delivered
-// (with pps=, frames that come due then are lost and counted, as at a NIC).
+// (B a multiple of the queue's frame count, so buffer b holds the frame that
+// comes due when it is lent and nothing is rewritten per delivery); a
+// buffer is lent again only after it was released, and while none is free
+// nothing is delivered (with pps=, frames that come due then are lost and
+// counted, as at a NIC; the buffers after a loss are rewritten with the
+// frames that come due instead).
 // Frames are spread over queues by their RSS hash (default Toeplitz key),
 // which goes with each frame.
 // It costs no per-frame work beyond a descriptor, so a benchmark fed by it
@@ -132,8 +134,10 @@ class PrebuiltBackend final : public Backend {
     for (Queue& q : queues_) {
       if (q.frames.empty()) continue;
       GNIO_TRY(q.region.map(q.nbuffers * q.buffer));
+      q.holds.resize(q.nbuffers);
       for (uint64_t b = 0; b < q.nbuffers; ++b) {
-        const Frame& f = frames_[q.frames[b % q.frames.size()]];
+        q.holds[b] = static_cast<uint32_t>(b % q.frames.size());
+        const Frame& f = frames_[q.frames[q.holds[b]]];
         std::memcpy(q.region.base() + b * q.buffer, f.bytes.data(), f.bytes.size());
       }
     }
@@ -165,9 +169,18 @@ class PrebuiltBackend final : public Backend {
         continue;
       }
       const Frame& f = frames_[q.frames[q.pos]];
+      const uint64_t b = q.lent % q.nbuffers;
+      uint8_t* buffer = q.region.base() + b * q.buffer;
+      // A frame lost while every buffer was lent leaves the next buffer one
+      // frame ahead of the stream: it gets the due frame's bytes (a paced
+      // source after a loss only; otherwise each buffer holds its frame).
+      if (q.holds[b] != q.pos) {
+        std::memcpy(buffer, f.bytes.data(), f.bytes.size());
+        q.holds[b] = static_cast<uint32_t>(q.pos);
+      }
       RxFrame& r = out[n++];
       r = RxFrame{};
-      r.data = q.region.base() + (q.lent % q.nbuffers) * q.buffer;
+      r.data = buffer;
       r.len = static_cast<uint32_t>(f.bytes.size());
       r.flags = f.flags | RxFrameRssHash;
       r.wire_len = f.wire_len;
@@ -218,8 +231,7 @@ class PrebuiltBackend final : public Backend {
         if (!pacer_) break;
         sink.drop(DropReason::RingFull);
       } else {
-        // The same bytes the buffer ring holds for this frame.
-        std::memcpy(dst, q.region.base() + (q.pos % q.nbuffers) * q.buffer, len);
+        std::memcpy(dst, f.bytes.data(), len);
         sink.commit_hashed(len, now, flags | RxFrameRssHash, wire_len, f.rss_hash);
       }
       advance(q);
@@ -247,7 +259,8 @@ class PrebuiltBackend final : public Backend {
   struct Queue {
     std::vector<uint32_t> frames;  // indices into frames_ of this queue's frames, ascending
     uint32_t buffer = 0;           // bytes per buffer (a power of two)
-    uint64_t nbuffers = 0;         // a multiple of frames.size(): buffer b holds frames[b % frames.size()]
+    uint64_t nbuffers = 0;         // a multiple of frames.size(): buffer b starts with frames[b % frames.size()]
+    std::vector<uint32_t> holds;   // per buffer: the position in `frames` of the frame it holds
     Region region;
     uint64_t round = 0;            // next frame of the stream: round * frames_.size() + frames[pos]
     size_t pos = 0;
