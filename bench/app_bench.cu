@@ -52,7 +52,7 @@ struct Options {
   uint32_t queues = 4;
   std::string mem = "gpu";
   uint32_t block = 256;
-  uint32_t burst = 64;  // gnio run's default --burst
+  uint32_t burst = 256;  // gnio run's default --burst
   uint32_t strides = 8192;
   uint32_t ring = 8192;  // prebuilt buffers per queue
   uint64_t packets = 0;  // per traffic; 0: by size

@@ -63,7 +63,7 @@ struct RunOptions {
   uint16_t udp_echo = 0;
   std::string print;
   std::string mem = "gpu";
-  uint32_t block = 256, burst = 64, strides = 8192, flow_slots = 65536;
+  uint32_t block = 256, burst = 256, strides = 8192, flow_slots = 65536;
   bool require_gpu = false, quiet = false;
   std::string log_level;
   std::string metrics;
@@ -564,7 +564,8 @@ void add_run_command(CLI::App& app) {
   pp->add_option("--print", o->print, "print records as they arrive: dns,http,tls");
   pp->add_option("--mem", o->mem, "RX ring memory: gpu or host")->capture_default_str();
   pp->add_option("--block", o->block, "threads per block (1 on the emulated device)")->capture_default_str();
-  pp->add_option("--burst", o->burst, "packets per receive")->capture_default_str();
+  pp->add_option("--burst", o->burst, "packets per receive, a thread each (more than --block: threads take several)")
+      ->capture_default_str();
   pp->add_option("--strides", o->strides, "RX ring strides (2048 bytes each)")->capture_default_str();
   pp->add_option("--flow-slots", o->flow_slots, "flow table slots (power of two)")->capture_default_str();
   pp->add_flag("--require-gpu", o->require_gpu, "with --gpu auto: exit 77 (skip) when there is no CUDA GPU");

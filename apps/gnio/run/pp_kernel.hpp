@@ -54,7 +54,7 @@ struct PpArgs {
   dev::Semaphore records;        // dev::app::Record items
   uint64_t* record_claim = nullptr;           // GpuCpu: next record index to fill
   const uint64_t* record_consumed = nullptr;  // GpuCpu: records the host consumed (host-written)
-  uint32_t burst = 64;
+  uint32_t burst = 256;
 };
 
 Result<PersistentKernel> launch_packet_processing(const Gpu& gpu, const LaunchConfig& cfg, const PpArgs& args);
