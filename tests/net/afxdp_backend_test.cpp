@@ -33,19 +33,11 @@ using Clock = std::chrono::steady_clock;
 constexpr uint16_t kRxPort = 7777;
 constexpr uint16_t kTxPort = 8888;
 
-class AfxdpNet : public ::testing::TestWithParam<std::string> {
+class AfxdpNet : public VethFixture<::testing::TestWithParam<std::string>> {
  protected:
   void make(uint32_t queues = 1) {
     baseline_fds_ = open_netns_fds();
-    auto v = make_veth_pair(queues);
-    if (!v) {
-      if (v.status().message().find("Operation not permitted") != std::string::npos)
-        GTEST_SKIP() << "the kernel refuses network namespaces here: " << v.status().to_string();
-      FAIL() << v.status().to_string();
-    }
-    veth_ = std::move(*v);
-    enter_ = std::make_unique<EnterNs>(veth_->dut);
-    ASSERT_TRUE(enter_->status().is_ok()) << enter_->status().to_string();
+    make_veth(queues);
   }
 
   // Opens the backend in the dut namespace; skips where the kernel refuses
@@ -65,8 +57,7 @@ class AfxdpNet : public ::testing::TestWithParam<std::string> {
   }
 
   void TearDown() override {
-    enter_.reset();
-    veth_.reset();
+    VethFixture::TearDown();
     if (baseline_fds_ >= 0) {
       EXPECT_EQ(open_netns_fds(), baseline_fds_) << "a network namespace descriptor was left open";
     }
@@ -75,8 +66,6 @@ class AfxdpNet : public ::testing::TestWithParam<std::string> {
     EXPECT_FALSE(link_exists(kPeerIf));
   }
 
-  std::unique_ptr<VethPair> veth_;
-  std::unique_ptr<EnterNs> enter_;
   std::string skipped_;
   int baseline_fds_ = -1;
   std::atomic<uint32_t> received_{0};

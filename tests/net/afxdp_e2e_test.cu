@@ -32,23 +32,9 @@ struct E2eParam {
   const char* mem;   // RX ring memory
 };
 
-class AfxdpE2e : public ::testing::TestWithParam<E2eParam> {
+class AfxdpE2e : public VethFixture<::testing::TestWithParam<E2eParam>> {
  protected:
-  void SetUp() override {
-    auto v = make_veth_pair(1);
-    if (!v) {
-      if (v.status().message().find("Operation not permitted") != std::string::npos)
-        GTEST_SKIP() << "the kernel refuses network namespaces here: " << v.status().to_string();
-      FAIL() << v.status().to_string();
-    }
-    veth_ = std::move(*v);
-    enter_ = std::make_unique<EnterNs>(veth_->dut);
-    ASSERT_TRUE(enter_->status().is_ok()) << enter_->status().to_string();
-  }
-  void TearDown() override {
-    enter_.reset();
-    veth_.reset();
-  }
+  void SetUp() override { make_veth(1); }
 
   std::string spec() const { return std::string("afxdp:") + kDutIf + ",mode=" + GetParam().mode; }
   RingMem mem() const { return std::string(GetParam().mem) == "host" ? RingMem::Host : RingMem::Gpu; }
@@ -65,8 +51,6 @@ class AfxdpE2e : public ::testing::TestWithParam<E2eParam> {
     return std::move(*d);
   }
 
-  std::unique_ptr<VethPair> veth_;
-  std::unique_ptr<EnterNs> enter_;
   std::string skipped_;
 };
 

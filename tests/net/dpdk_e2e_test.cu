@@ -26,35 +26,17 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr uint16_t kPort = 7777;
 
-class DpdkAfXdpE2e : public ::testing::TestWithParam<const char*> {
+class DpdkAfXdpE2e : public VethFixture<::testing::TestWithParam<const char*>> {
  protected:
   void SetUp() override {
-    int fd = socket(AF_XDP, SOCK_RAW, 0);
-    if (fd < 0 && (errno == EAFNOSUPPORT || errno == EPERM))
-      GTEST_SKIP() << "the kernel refuses XDP sockets here: " << std::strerror(errno);
-    if (fd >= 0) close(fd);
-    auto v = make_veth_pair(1);
-    if (!v) {
-      if (v.status().message().find("Operation not permitted") != std::string::npos)
-        GTEST_SKIP() << "the kernel refuses network namespaces here: " << v.status().to_string();
-      FAIL() << v.status().to_string();
-    }
-    veth_ = std::move(*v);
-    enter_ = std::make_unique<EnterNs>(veth_->dut);
-    ASSERT_TRUE(enter_->status().is_ok()) << enter_->status().to_string();
-  }
-  void TearDown() override {
-    enter_.reset();
-    veth_.reset();
+    if (auto refused = xdp_sockets_refused()) GTEST_SKIP() << *refused;
+    make_veth(1);
   }
 
   static std::string spec() {
     return std::string("dpdk:\"net_af_xdp0,iface=") + kDutIf + ",start_queue=0,queue_count=1\"";
   }
   RingMem mem() const { return std::string(GetParam()) == "host" ? RingMem::Host : RingMem::Gpu; }
-
-  std::unique_ptr<VethPair> veth_;
-  std::unique_ptr<EnterNs> enter_;
 };
 
 // Every datagram the peer sends is counted by the persistent kernel, with

@@ -32,31 +32,21 @@ constexpr uint16_t kUdpPort = 7777;
 // An address the dut's kernel does not own: only gnio answers for it.
 constexpr const char* kGnioIp = "10.77.0.9";
 
-class DpdkNetVeth : public ::testing::Test {
+class DpdkNetVeth : public VethFixture<::testing::Test> {
  protected:
   void SetUp() override {
-    auto v = make_veth_pair(1);
-    if (!v) {
-      if (v.status().message().find("Operation not permitted") != std::string::npos)
-        GTEST_SKIP() << "the kernel refuses network namespaces here: " << v.status().to_string();
-      FAIL() << v.status().to_string();
-    }
-    veth_ = std::move(*v);
+    ASSERT_NO_FATAL_FAILURE(make_veth(1));
+    if (IsSkipped()) return;
     Status s = veth_->peer.run([&] { return add_neighbor(kPeerIf, kGnioIp, veth_->dut_mac); });
     ASSERT_TRUE(s.is_ok()) << s.to_string();
-    enter_ = std::make_unique<EnterNs>(veth_->dut);
-    ASSERT_TRUE(enter_->status().is_ok()) << enter_->status().to_string();
   }
   void TearDown() override {
     b_.reset();
-    enter_.reset();
-    veth_.reset();
+    VethFixture::TearDown();
     EXPECT_FALSE(link_exists(kDutIf));
     EXPECT_FALSE(link_exists(kPeerIf));
   }
 
-  std::unique_ptr<VethPair> veth_;
-  std::unique_ptr<EnterNs> enter_;
   std::unique_ptr<Backend> b_;
 };
 
@@ -82,10 +72,7 @@ class DpdkNet : public DpdkNetVeth, public ::testing::WithParamInterface<std::st
   void open() {
     const bool af_xdp = GetParam() == "net_af_xdp";
     if (af_xdp) {
-      int fd = socket(AF_XDP, SOCK_RAW, 0);
-      if (fd < 0 && (errno == EAFNOSUPPORT || errno == EPERM))
-        GTEST_SKIP() << "the kernel refuses XDP sockets here: " << std::strerror(errno);
-      if (fd >= 0) close(fd);
+      if (auto refused = xdp_sockets_refused()) GTEST_SKIP() << *refused;
     }
     const std::string spec = "dpdk:\"" + GetParam() + "0,iface=" + kDutIf +
                              (af_xdp ? ",start_queue=0,queue_count=1" : "") + "\"";
@@ -318,10 +305,7 @@ TEST_F(DpdkNetAfPacket, SpreadsFlowsOverTwoQueuesOneQueuePerFlow) {
 // its XDP socket bound; the module closes it).
 using DpdkNetAfXdp = DpdkNetVeth;
 TEST_F(DpdkNetAfXdp, FrameLimitsFollowTheUmemChunk) {
-  int fd = socket(AF_XDP, SOCK_RAW, 0);
-  if (fd < 0 && (errno == EAFNOSUPPORT || errno == EPERM))
-    GTEST_SKIP() << "the kernel refuses XDP sockets here: " << std::strerror(errno);
-  if (fd >= 0) close(fd);
+  if (auto refused = xdp_sockets_refused()) GTEST_SKIP() << *refused;
   if (sysconf(_SC_PAGESIZE) != 4096) GTEST_SKIP() << "the limits below are those of 4 KiB pages";
   const std::string port = "dpdk:\"net_af_xdp0,iface=" + std::string(kDutIf) + "\"";
   auto big = backend::open_backend(port + ",frame=3777");

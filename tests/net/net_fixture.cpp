@@ -76,6 +76,17 @@ Result<std::unique_ptr<VethPair>> make_veth_pair(uint32_t queues) {
   return v;
 }
 
+std::optional<std::string> xdp_sockets_refused() {
+  const int fd = socket(AF_XDP, SOCK_RAW, 0);
+  const int err = errno;
+  if (fd >= 0) {
+    close(fd);
+    return std::nullopt;
+  }
+  if (err != EAFNOSUPPORT && err != EPERM) return std::nullopt;
+  return std::string("the kernel refuses XDP sockets here: ") + std::strerror(err);
+}
+
 std::vector<uint8_t> udp_frame(const VethPair& v, uint16_t sport, uint16_t dport, const std::vector<uint8_t>& payload) {
   std::vector<uint8_t> f(42 + payload.size());
   std::memcpy(f.data(), v.peer_mac.data(), 6);

@@ -33,6 +33,38 @@ struct VethPair {
 // Builds the pair; the calling thread stays where it was.
 Result<std::unique_ptr<VethPair>> make_veth_pair(uint32_t queues);
 
+// A test fixture on its own veth pair, the test's thread in the dut
+// namespace. Base is ::testing::Test or a ::testing::TestWithParam<>.
+template <class Base>
+class VethFixture : public Base {
+ protected:
+  // Makes the pair and enters the dut namespace. Skips where the kernel
+  // refuses network namespaces; any other error is a fatal failure.
+  void make_veth(uint32_t queues) {
+    auto v = make_veth_pair(queues);
+    if (!v) {
+      if (v.status().message().find("Operation not permitted") != std::string::npos)
+        GTEST_SKIP() << "the kernel refuses network namespaces here: " << v.status().to_string();
+      FAIL() << v.status().to_string();
+    }
+    veth_ = std::move(*v);
+    enter_ = std::make_unique<EnterNs>(veth_->dut);
+    ASSERT_TRUE(enter_->status().is_ok()) << enter_->status().to_string();
+  }
+
+  // Back to the test's own namespace; the pair and its namespaces go.
+  void TearDown() override {
+    enter_.reset();
+    veth_.reset();
+  }
+
+  std::unique_ptr<VethPair> veth_;
+  std::unique_ptr<EnterNs> enter_;
+};
+
+// Why the kernel refuses AF_XDP sockets here (a reason to skip), or nullopt.
+std::optional<std::string> xdp_sockets_refused();
+
 // An Ethernet/IPv4/UDP frame from the dut to the peer.
 std::vector<uint8_t> udp_frame(const VethPair& v, uint16_t sport, uint16_t dport, const std::vector<uint8_t>& payload);
 
