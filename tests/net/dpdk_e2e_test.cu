@@ -4,26 +4,18 @@
 // copied in batches with mem=gpu), a persistent kernel, and back out
 // through the TX queue. GNIO_TEST_GPU picks the device (cpu: the emulated
 // one; auto: a CUDA GPU, skipped without one).
-#include <arpa/inet.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <string>
 
 #include "../core/test_support.hpp"
-#include "common/kernels.hpp"
+#include "e2e_rig.hpp"
 #include "gnio/eth.hpp"
 #include "gnio/gpu_queue.hpp"
-#include "gnio/persistent_kernel.hpp"
 #include "net_fixture.hpp"
 
 namespace gnio::nettest {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr uint16_t kPort = 7777;
 
 class DpdkAfXdpE2e : public VethFixture<::testing::TestWithParam<const char*>> {
@@ -45,32 +37,19 @@ TEST_P(DpdkAfXdpE2e, PersistentKernelReceivesPeerUdpExactly) {
   GNIO_OPEN_TEST_GPU(gpu);
   auto dev = EthDevice::open(spec());
   ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
-  auto rxq = dev->create_rxq(0);
-  ASSERT_TRUE(rxq.has_value()) << rxq.status().to_string();
-  for (Status s : {rxq->set_num_strides(1024), rxq->set_stride_size(2048), rxq->set_burst_size(32),
-                   rxq->set_ring_mem(mem()), rxq->set_gpu(gpu), rxq->start()})
-    ASSERT_TRUE(s.is_ok()) << s.to_string();
-  auto grxq = GpuRxq::create(gpu, *rxq);
-  ASSERT_TRUE(grxq.has_value()) << grxq.status().to_string();
-  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
-  ASSERT_TRUE(totals.has_value()) << totals.status().to_string();
-  LaunchConfig cfg;
-  cfg.block = gpu.emulated() ? 1u : 128u;
-  cfg.name = "dpdk_af_xdp_receive";
-  auto kernel = PersistentKernel::launch(
-      gpu, cfg,
-      examples::ReceiveKernel<Scope::Block>{examples::RxQueueSet::of(grxq->handle()),
-                                            static_cast<examples::ReceiveTotals*>(totals->device_ptr()), 32});
-  ASSERT_TRUE(kernel.has_value()) << kernel.status().to_string();
+  auto rx = open_e2e_rxq(*dev, gpu, mem());
+  ASSERT_TRUE(rx.has_value()) << rx.status().to_string();
+  auto counting = launch_receive_counting(gpu, rx->grxq, "dpdk_af_xdp_receive");
+  ASSERT_TRUE(counting.has_value()) << counting.status().to_string();
 
   constexpr uint32_t kCount = 2000;
   uint64_t frame_bytes = 0;
-  Status sender = send_peer_udp_paced(*veth_, kPort, kCount, *rxq, frame_bytes);
+  Status sender = send_peer_udp_paced(*veth_, kPort, kCount, rx->rxq, frame_bytes);
   ASSERT_TRUE(sender.is_ok()) << sender.to_string();
-  EXPECT_TRUE(test::eventually([&] { return rxq->stats().released >= kCount; }, std::chrono::seconds(10)));
-  ASSERT_TRUE(kernel->stop().is_ok());
-  const auto t = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
-  const RxqStats st = rxq->stats();
+  EXPECT_TRUE(test::eventually([&] { return rx->rxq.stats().released >= kCount; }, std::chrono::seconds(10)));
+  ASSERT_TRUE(counting->kernel.stop().is_ok());
+  const examples::ReceiveTotals t = counting->counted();
+  const RxqStats st = rx->rxq.stats();
   EXPECT_EQ(t.packets, kCount);
   EXPECT_EQ(t.bytes, frame_bytes);
   EXPECT_EQ(t.bad_release, 0u);
@@ -80,9 +59,9 @@ TEST_P(DpdkAfXdpE2e, PersistentKernelReceivesPeerUdpExactly) {
     EXPECT_EQ(st.copies, 0u) << "mem=host: the kernel reads frames where the XDP socket wrote them";
   else
     EXPECT_GT(st.copies, 0u) << "mem=gpu: frames are copied to the device in batches";
-  EXPECT_TRUE(rxq->source_status().is_ok()) << rxq->source_status().to_string();
-  ASSERT_TRUE(grxq->destroy().is_ok());
-  ASSERT_TRUE(rxq->destroy().is_ok());
+  EXPECT_TRUE(rx->rxq.source_status().is_ok()) << rx->rxq.source_status().to_string();
+  ASSERT_TRUE(rx->grxq.destroy().is_ok());
+  ASSERT_TRUE(rx->rxq.destroy().is_ok());
 }
 
 // The persistent kernel swaps addresses in place and sends every datagram
@@ -92,65 +71,22 @@ TEST_P(DpdkAfXdpE2e, PersistentKernelEchoesPeerUdp) {
   GNIO_OPEN_TEST_GPU(gpu);
   auto dev = EthDevice::open(spec());
   ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
-  auto rxq = dev->create_rxq(0);
-  ASSERT_TRUE(rxq.has_value()) << rxq.status().to_string();
-  for (Status s : {rxq->set_num_strides(1024), rxq->set_stride_size(2048), rxq->set_burst_size(32),
-                   rxq->set_ring_mem(mem()), rxq->set_gpu(gpu), rxq->start()})
-    ASSERT_TRUE(s.is_ok()) << s.to_string();
-  auto txq = dev->create_txq(0);
-  ASSERT_TRUE(txq.has_value()) << txq.status().to_string();
-  for (Status s : {txq->set_depth(1024), txq->set_gpu(gpu), txq->start()}) ASSERT_TRUE(s.is_ok()) << s.to_string();
-  auto grxq = GpuRxq::create(gpu, *rxq);
-  ASSERT_TRUE(grxq.has_value()) << grxq.status().to_string();
-  auto gtxq = GpuTxq::create(gpu, *txq);
-  ASSERT_TRUE(gtxq.has_value()) << gtxq.status().to_string();
-  LaunchConfig cfg;
-  cfg.block = gpu.emulated() ? 1u : 128u;
-  cfg.name = "dpdk_af_xdp_echo";
-  auto kernel =
-      PersistentKernel::launch(gpu, cfg, examples::EchoKernel<Scope::Block>{grxq->handle(), gtxq->handle(), 32});
+  auto rx = open_e2e_rxq(*dev, gpu, mem());
+  ASSERT_TRUE(rx.has_value()) << rx.status().to_string();
+  auto tx = open_e2e_txq(*dev, gpu);
+  ASSERT_TRUE(tx.has_value()) << tx.status().to_string();
+  auto kernel = launch_echo(gpu, rx->grxq, tx->gtxq, "dpdk_af_xdp_echo");
   ASSERT_TRUE(kernel.has_value()) << kernel.status().to_string();
 
   constexpr uint32_t kCount = 1000, kWindow = 16;
   uint32_t echoed = 0, wrong = 0;
-  Status peer = veth_->peer.run([&]() -> Status {
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_port = htons(kPort);
-    inet_pton(AF_INET, kDutIp, &to.sin_addr);
-    if (connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
-      close(fd);
-      return Status(Errc::IoError, Layer::App, std::string("connect: ") + std::strerror(errno));
-    }
-    timeval tv{1, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    std::vector<uint8_t> buf(2048);
-    uint32_t sent = 0;
-    while (echoed < kCount) {
-      while (sent < kCount && sent < echoed + kWindow) {
-        auto p = test_payload(sent, 18 + (sent * 131) % 1450);
-        if (send(fd, p.data(), p.size(), 0) != static_cast<ssize_t>(p.size())) {
-          close(fd);
-          return Status(Errc::IoError, Layer::App, std::string("send: ") + std::strerror(errno));
-        }
-        ++sent;
-      }
-      ssize_t n = recv(fd, buf.data(), buf.size(), 0);
-      if (n < 0) break;  // a second without an echo: count what came
-      if (std::vector<uint8_t>(buf.begin(), buf.begin() + n) != test_payload(echoed, 18 + (echoed * 131) % 1450))
-        ++wrong;
-      ++echoed;
-    }
-    close(fd);
-    return Status::ok();
-  });
+  Status peer = echo_peer_udp(*veth_, kPort, kCount, kWindow, echoed, wrong);
   ASSERT_TRUE(peer.is_ok()) << peer.to_string();
   ASSERT_TRUE(kernel->stop().is_ok());
-  EXPECT_EQ(echoed, kCount) << "rx packets " << rxq->stats().packets << ", tx packets " << txq->stats().packets;
+  EXPECT_EQ(echoed, kCount) << "rx packets " << rx->rxq.stats().packets << ", tx packets " << tx->txq.stats().packets;
   EXPECT_EQ(wrong, 0u);
-  EXPECT_EQ(txq->stats().errors, 0u);
-  for (Status s : {gtxq->destroy(), grxq->destroy(), txq->destroy(), rxq->destroy()})
+  EXPECT_EQ(tx->txq.stats().errors, 0u);
+  for (Status s : {tx->gtxq.destroy(), rx->grxq.destroy(), tx->txq.destroy(), rx->rxq.destroy()})
     EXPECT_TRUE(s.is_ok()) << s.to_string();
 }
 

@@ -203,4 +203,40 @@ Status send_peer_udp_paced(const VethPair& v, uint16_t port, uint32_t count, con
   });
 }
 
+Status echo_peer_udp(const VethPair& v, uint16_t port, uint32_t count, uint32_t window, uint32_t& echoed,
+                     uint32_t& wrong) {
+  return v.peer.run([&]() -> Status {
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(port);
+    inet_pton(AF_INET, kDutIp, &to.sin_addr);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
+      close(fd);
+      return Status(Errc::IoError, Layer::App, std::string("connect: ") + std::strerror(errno));
+    }
+    timeval tv{1, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    std::vector<uint8_t> buf(2048);
+    uint32_t sent = 0;
+    while (echoed < count) {
+      while (sent < count && sent < echoed + window) {
+        auto p = test_payload(sent, 18 + (sent * 131) % 1450);
+        if (send(fd, p.data(), p.size(), 0) != static_cast<ssize_t>(p.size())) {
+          close(fd);
+          return Status(Errc::IoError, Layer::App, std::string("send: ") + std::strerror(errno));
+        }
+        ++sent;
+      }
+      ssize_t n = recv(fd, buf.data(), buf.size(), 0);
+      if (n < 0) break;  // a second without an echo: count what came
+      if (std::vector<uint8_t>(buf.begin(), buf.begin() + n) != test_payload(echoed, 18 + (echoed * 131) % 1450))
+        ++wrong;
+      ++echoed;
+    }
+    close(fd);
+    return Status::ok();
+  });
+}
+
 }  // namespace gnio::nettest

@@ -86,6 +86,14 @@ std::vector<uint8_t> test_payload(uint32_t seq, uint32_t size);
 Status send_peer_udp_paced(const VethPair& v, uint16_t port, uint32_t count, const EthRxq& rxq,
                            uint64_t& frame_bytes);
 
+// The peer's connected UDP socket sends `count` datagrams,
+// test_payload(i, 18 + (i * 131) % 1450), to the dut's `port`, never more
+// than `window` ahead of the echoes it got back, and counts the echoes in
+// `echoed` (those not byte for byte the datagram due, in `wrong` too). A
+// second without an echo ends it with what came.
+Status echo_peer_udp(const VethPair& v, uint16_t port, uint32_t count, uint32_t window, uint32_t& echoed,
+                     uint32_t& wrong);
+
 // Network-namespace descriptors this process holds (to prove none leak).
 int open_netns_fds();
 
