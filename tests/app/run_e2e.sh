@@ -10,54 +10,17 @@ case_name=$1 gnio=$2 work=$3/$1
 rm -rf "$work"
 mkdir -p "$work"
 out="$work/run.out" err="$work/run.err"
-pid=""
+program="gnio run"
 session="gnio-run-top-$$"
-cleanup() {
-  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-  tmux kill-session -t "$session" 2>/dev/null
-  return 0
-}
+. "$(dirname "$0")/../support/e2e_lib.sh"
 trap cleanup EXIT
-fail() {
-  echo "FAIL ($case_name): $*"
-  echo "--- gnio run stdout"; tail -40 "$out" 2>/dev/null
-  echo "--- gnio run stderr"; tail -20 "$err" 2>/dev/null
-  exit 1
-}
 start() {  # start ARGS...: gnio run packet-processing in the background
-  : >"$out"
-  : >"$err"
-  "$gnio" run packet-processing --gpu cpu --quiet "$@" >"$out" 2>"$err" &
-  pid=$!
-}
-wait_for_line() {  # wait_for_line REGEX FILE SECONDS
-  for _ in $(seq $(($3 * 10))); do
-    grep -qE "$1" "$2" && return 0
-    kill -0 "$pid" 2>/dev/null || fail "gnio run exited before writing '$1'"
-    sleep 0.1
-  done
-  fail "no '$1' within $3 s"
-}
-metrics_url() { sed -n 's/^metrics \(http[^ ]*\)$/\1/p' "$out"; }
-# sum NAME FILE: the sum of a family's samples in an exposition; with
-# labels (NAME{...}), the one sample written exactly so
-sum() {
-  case $1 in
-  *'{'*) awk -v n="$1" '$1 == n { s += $NF } END { printf "%.0f", s }' "$2" ;;
-  *) awk -v n="$1" '$1 ~ "^"n"({|$)" { s += $NF } END { printf "%.0f", s }' "$2" ;;
-  esac
+  launch "$gnio" run packet-processing --gpu cpu --quiet "$@"
 }
 # rx FIELD: a value of the summary's "rx:" line
 rx() { sed -n "s/^rx:.* $1 \([0-9]*\).*/\1/p" "$out"; }
 # js EXPR FILE: a value of the --json report
 js() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($1)" "$2"; }
-finish() {  # finish [SIGNAL]: sends it (if given) and returns the exit status
-  [ -n "${1:-}" ] && kill -"$1" "$pid"
-  local rc=0
-  wait "$pid" || rc=$?
-  pid=""
-  return $rc
-}
 
 case $case_name in
 signals)
@@ -67,7 +30,7 @@ signals)
   for sig in INT TERM; do
     start --rx "synthetic:count=0,size=64-256,pps=200000,seed=5,queues=2" --queues 2 --metrics 127.0.0.1:0 \
           --json "$work/$sig.json"
-    wait_for_line '^metrics http' "$out" 60
+    wait_for_line '^metrics http' 60
     sleep 1
     rc=0; finish $sig || rc=$?
     [ $rc = 0 ] || fail "SIG$sig: exit status $rc, want 0"
@@ -92,10 +55,10 @@ second-sigint)
   # must end the run at once with 130.
   start --rx "synthetic:count=0,size=64,proto=icmp,pps=20000" \
         --tx "fault:slow_us=50000,inner=pcap-out:$work/replies.pcap" --log-level info --metrics 127.0.0.1:0
-  wait_for_line '^metrics http' "$out" 60
+  wait_for_line '^metrics http' 60
   sleep 1
   kill -INT "$pid"
-  wait_for_line 'stop requested by SIGINT' "$err" 30
+  wait_for_line 'stop requested by SIGINT' 30 "$err"
   sleep 0.3
   kill -0 "$pid" 2>/dev/null || fail "the run ended before the second SIGINT (the drain was too fast to test)"
   t0=$(date +%s%N)
@@ -111,7 +74,7 @@ metrics)
   # scraped counter grows and never exceeds the run's final --json totals.
   start --rx "synthetic:count=300000,size=64-512,pps=100000,seed=3,queues=2" --queues 2 --metrics 127.0.0.1:0 \
         --json "$work/report.json" --log-level info
-  wait_for_line '^metrics http' "$out" 60
+  wait_for_line '^metrics http' 60
   url=$(metrics_url)
   [ "$(grep -c '^metrics http' "$out")" = 1 ] || fail "the metrics address is printed more than once"
   grep -q "serving $url" "$err" || fail "the bound address is not logged at info"
@@ -151,7 +114,7 @@ metrics)
 top-tmux)
   command -v tmux >/dev/null || { echo "SKIP: tmux is not installed"; exit 0; }
   start --rx "synthetic:count=0,size=64-512,pps=50000,queues=2,seed=7" --queues 2 --metrics 127.0.0.1:0
-  wait_for_line '^metrics http' "$out" 60
+  wait_for_line '^metrics http' 60
   url=$(metrics_url)
   tmux new-session -d -s "$session" -x 160 -y 40 "$gnio top --url $url --interval 0.5" || fail "tmux new-session failed"
   shown=""

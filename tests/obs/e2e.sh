@@ -10,43 +10,14 @@ set -uo pipefail
 case_name=$1 runner=$2 gnio=$3 work=$4
 mkdir -p "$work"
 out="$work/$case_name.out" err="$work/$case_name.err"
-pid=""
+program=runner
 session="gnio-top-$$"
-cleanup() {
-  [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-  tmux kill-session -t "$session" 2>/dev/null
-  return 0
-}
+. "$(dirname "$0")/../support/e2e_lib.sh"
 trap cleanup EXIT
-fail() {
-  echo "FAIL ($case_name): $*"
-  echo "--- runner stdout"; cat "$out" 2>/dev/null
-  echo "--- runner stderr"; tail -20 "$err" 2>/dev/null
-  exit 1
-}
 start() {  # start RUNNER-ARGS...: runs obs_runner in the background
-  "$runner" "$@" >"$out" 2>"$err" &
-  pid=$!
+  launch "$runner" "$@"
 }
-wait_for_line() {  # wait_for_line REGEX SECONDS
-  for _ in $(seq $(($2 * 10))); do
-    grep -qE "$1" "$out" && return 0
-    kill -0 "$pid" 2>/dev/null || fail "runner exited before printing '$1'"
-    sleep 0.1
-  done
-  fail "no '$1' within $2 s"
-}
-metrics_url() { sed -n 's/^metrics \(http[^ ]*\)$/\1/p' "$out"; }
-# sum NAME FILE: the sum of a family's samples in an exposition
-sum() { awk -v n="$1" '$1 ~ "^"n"({|$)" { s += $NF } END { printf "%.0f", s }' "$2"; }
 summary() { sed -n "s/.*summary:.* $1=\([0-9-]*\).*/\1/p" "$out"; }
-stop_and_wait() {  # stop_and_wait SIGNAL: sends it, returns the exit status
-  kill -"$1" "$pid"
-  local rc=0
-  wait "$pid" || rc=$?
-  pid=""
-  return $rc
-}
 
 case $case_name in
 scrape)
@@ -67,7 +38,7 @@ scrape)
   wait_for_line '^drained' 30
   curl -sf "$url" >"$work/final.prom" || fail "final curl failed"
   promtool check metrics <"$work/final.prom" || fail "promtool check metrics rejected the exposition"
-  stop_and_wait INT || fail "runner exited with $? after SIGINT"
+  finish INT || fail "runner exited with $? after SIGINT"
   for pair in "gnio_rx_packets_total delivered" "gnio_rx_offered_total offered" "gnio_kernel_packets_total kernel_packets" \
               "gnio_rx_bytes_total bytes" "gnio_rx_released_total released"; do
     set -- $pair
@@ -85,7 +56,7 @@ signals)
     start --nic "synthetic:count=0,size=64-256,pps=200000,seed=5"
     wait_for_line '^running' 30
     sleep 1
-    rc=0; stop_and_wait $sig || rc=$?
+    rc=0; finish $sig || rc=$?
     [ $rc = 0 ] || fail "SIG$sig: exit status $rc, want 0"
     grep -q "summary:" "$out" || fail "SIG$sig: no summary"
     n=$(sed -n 's/.*signal=\([0-9]*\).*/\1/p' "$out")
@@ -106,7 +77,7 @@ signals)
   sleep 0.2
   kill -0 "$pid" 2>/dev/null || fail "the first SIGINT ended a run whose kernel cannot stop"
   t0=$(date +%s%N)
-  rc=0; stop_and_wait INT || rc=$?
+  rc=0; finish INT || rc=$?
   ms=$((($(date +%s%N) - t0) / 1000000))
   echo "second SIGINT: exit $rc after $ms ms"
   [ $rc = 130 ] || fail "second SIGINT: exit status $rc, want 130"
@@ -116,7 +87,7 @@ signals)
 snapshot)
   nic="synthetic:count=1000,size=64"
   start --nic "$nic" --snapshot-dir "$work"
-  rc=0; wait "$pid" || rc=$?; pid=""
+  rc=0; finish || rc=$?
   [ $rc = 0 ] || fail "run failed with $rc"
   snap=$(sed -n 's/^snapshot //p' "$out")
   [ -s "$snap" ] || fail "no snapshot file"
@@ -144,7 +115,7 @@ top)
   tmux send-keys -t "$session" q
   sleep 0.5
   tmux has-session -t "$session" 2>/dev/null && fail "gnio top did not quit on 'q'"
-  stop_and_wait TERM || fail "runner exit status $? after SIGTERM"
+  finish TERM || fail "runner exit status $? after SIGTERM"
   ;;
 *)
   echo "unknown case $case_name"; exit 2 ;;
