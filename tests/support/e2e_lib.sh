@@ -64,3 +64,17 @@ finish() {
   pid=""
   return $rc
 }
+
+# second_sigint_exits_at_once: while a stop started by a first SIGINT is
+# still under way, a second SIGINT ends the program within 2 s, with exit
+# status 130 and a message on stderr that says so.
+second_sigint_exits_at_once() {
+  local t0 rc=0 ms
+  t0=$(date +%s%N)
+  finish INT || rc=$?
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  echo "second SIGINT: exit $rc after $ms ms"
+  [ $rc = 130 ] || fail "second SIGINT: exit status $rc, want 130"
+  [ $ms -lt 2000 ] || fail "second SIGINT took $ms ms"
+  grep -q "second interrupt" "$err" || fail "no message about the forced exit"
+}
