@@ -85,6 +85,31 @@ Status wait_window(const std::atomic<uint32_t>& received, uint32_t sent, uint32_
   return Status::ok();
 }
 
+// A child process that opens a backend and holds it until it is killed.
+struct Holder {
+  pid_t pid = -1;
+  bool opened = false;  // the child's open succeeded (it logs why not)
+};
+
+// Forks the holder of `spec` and waits until its open returned.
+void hold_in_child(const std::string& spec, Holder& holder) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  holder.pid = fork();
+  if (holder.pid == 0) {
+    auto b = backend::open_backend(spec);
+    char c = b ? 'y' : 'n';
+    if (!b) fprintf(stderr, "child: %s\n", b.status().to_string().c_str());
+    (void)!write(ready[1], &c, 1);
+    for (;;) pause();
+  }
+  close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  close(ready[0]);
+  holder.opened = c == 'y';
+}
+
 #define OPEN_OR_SKIP(var, options)            \
   auto var = open(options);                   \
   if (!var) {                                 \
@@ -441,23 +466,12 @@ TEST_P(AfxdpNet, ErrorsNameTheProblemAndTheFix) {
   first.reset();
 
   // Another process's XDP program is not replaced.
-  int ready[2];
-  ASSERT_EQ(pipe(ready), 0);
-  pid_t pid = fork();
-  if (pid == 0) {
-    auto b = backend::open_backend(std::string("afxdp:") + kDutIf + mode);
-    char c = b ? 'y' : 'n';
-    (void)!write(ready[1], &c, 1);
-    for (;;) pause();
-  }
-  close(ready[1]);
-  char c = 0;
-  ASSERT_EQ(read(ready[0], &c, 1), 1);
-  close(ready[0]);
-  EXPECT_EQ(c, 'y');
+  Holder holder;
+  ASSERT_NO_FATAL_FAILURE(hold_in_child(std::string("afxdp:") + kDutIf + mode, holder));
+  EXPECT_TRUE(holder.opened);
   auto second = backend::open_backend(std::string("afxdp:") + kDutIf + mode);
-  kill(pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
+  kill(holder.pid, SIGKILL);
+  waitpid(holder.pid, nullptr, 0);
   ASSERT_FALSE(second.has_value());
   EXPECT_EQ(second.status().code(), Errc::BadState);
   EXPECT_NE(second.status().message().find("already attached"), std::string::npos) << second.status().message();
@@ -485,26 +499,13 @@ TEST_P(AfxdpNet, InterfaceIsCleanAfterCloseAndAfterKill) {
   EXPECT_EQ(attached(), 0u);
 
   for (int sig : {SIGTERM, SIGKILL}) {
-    int ready[2];
-    ASSERT_EQ(pipe(ready), 0);
-    const std::string spec = std::string("afxdp:") + kDutIf + ",mode=" + GetParam();
-    pid_t pid = fork();
-    if (pid == 0) {
-      auto b = backend::open_backend(spec);
-      char c = b ? 'y' : 'n';
-      if (!b) fprintf(stderr, "child: %s\n", b.status().to_string().c_str());
-      (void)!write(ready[1], &c, 1);
-      for (;;) pause();
-    }
-    close(ready[1]);
-    char c = 0;
-    ASSERT_EQ(read(ready[0], &c, 1), 1);
-    close(ready[0]);
-    EXPECT_EQ(c, 'y');
+    Holder holder;
+    ASSERT_NO_FATAL_FAILURE(hold_in_child(std::string("afxdp:") + kDutIf + ",mode=" + GetParam(), holder));
+    EXPECT_TRUE(holder.opened);
     EXPECT_NE(attached(), 0u);
-    kill(pid, sig);
+    kill(holder.pid, sig);
     int st = 0;
-    waitpid(pid, &st, 0);
+    waitpid(holder.pid, &st, 0);
     EXPECT_TRUE(WIFSIGNALED(st));
     uint32_t left = attached();
     for (int i = 0; i < 100 && left != 0; ++i) {
