@@ -118,9 +118,11 @@ struct ParseOnlyKernel {
       dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
       if (b.count() == 0) continue;
       uint64_t mine = 0, my_bytes = 0;
-      for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
-        const dev::Packet p = b[i];
-        const da::Analysis an = da::analyze(p.data(), p.size());
+      for (uint32_t first = 0; first < b.count(); first += dev::scope_size<S>()) {
+        const uint32_t i = first + dev::scope_rank<S>();
+        const dev::Packet p = b[i < b.count() ? i : 0];
+        const da::Analysis an = da::analyze_warp(p.data(), i < b.count() ? p.size() : 0u);
+        if (i >= b.count()) continue;
         for (uint32_t k = 0; k < da::kProtoCount; ++k) proto[k] += (an.protocols >> k) & 1u;
         reason[an.reason] += 1;
         ++mine;

@@ -89,13 +89,23 @@ struct PacketProcessingKernel {
       }
       ctx.set_stage(stage::kProcess);
       uint64_t wait_for = 0, mine = 0, my_bytes = 0;
-      for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
-        dev::Packet pk = b[i];
-        uint8_t* p = pk.data();
-        uint32_t len = pk.size();
+      // Every thread goes round as often as the first (analyze_warp() needs
+      // the whole warp); one without a packet this round skips the rest.
+      for (uint32_t first = 0; first < b.count(); first += dev::scope_size<S>()) {
+        const uint32_t i = first + dev::scope_rank<S>();
+        uint8_t* p = nullptr;
+        uint32_t len = 0;
+        uint64_t timestamp_ns = 0;
+        if (i < b.count()) {
+          const dev::Packet pk = b[i];
+          p = pk.data();
+          len = pk.size();
+          timestamp_ns = pk.timestamp_ns();
+        }
+        const Analysis an = analyze_warp(p, len);
+        if (i >= b.count()) continue;
         ++mine;
         my_bytes += len;
-        const Analysis an = analyze(p, len);
         local[counter::kPackets] += 1;
         local[counter::kBytes] += len;
         for (uint32_t k = 0; k < kProtoCount; ++k) local[counter::kProto + k] += (an.protocols >> k) & 1u;
@@ -106,10 +116,10 @@ struct PacketProcessingKernel {
         if (an.key.version != 0) {
           const bool tcp = an.has(kTcp) && an.pp.payload_offset > an.pp.l4_offset;
           const uint32_t tcp_flags = tcp ? p[an.pp.l4_offset + 13] : 0u;
-          local[counter::kFlow + a.flows.update(an.key, an.direction, len, pk.timestamp_ns(), tcp_flags)] += 1;
+          local[counter::kFlow + a.flows.update(an.key, an.direction, len, timestamp_ns, tcp_flags)] += 1;
         }
         if (an.record != kRecordNone) {
-          const bool handed = hand_off(ctx, p, an, queue, b.first() + i, pk.timestamp_ns());
+          const bool handed = hand_off(ctx, p, an, queue, b.first() + i, timestamp_ns);
           local[handed ? counter::kRecords : counter::kRecordsDropped] += 1;
         }
         if (a.tx) {

@@ -389,7 +389,10 @@ GNIO_HD inline uint32_t ipv4_header_length(const uint8_t* p, const ParsedPacket&
 //   whole, well-formed datagram; none for fragments, cut or malformed
 //   packets, packets still on their way along an IPv6 routing header, and
 //   IPv4 UDP with a zero checksum field (RFC 768: no checksum computed).
-GNIO_HD inline uint32_t checksum_state(const uint8_t* p, const ParsedPacket& pp) {
+// l4_sum, if given, is ones_complement_sum() of the bytes the L4 checksum
+// covers (detail::l4_length() bytes at pp.l4_offset) without the
+// pseudo-header, summed elsewhere (a warp sums its packets' bytes together).
+GNIO_HD inline uint32_t checksum_state(const uint8_t* p, const ParsedPacket& pp, const uint16_t* l4_sum = nullptr) {
   uint32_t flags = pp.flags;
   if (detail::l3_checksummed(pp)) {
     const bool good = ones_complement_sum(p + pp.l3_offset, detail::ipv4_header_length(p, pp)) == 0xFFFF;
@@ -401,7 +404,9 @@ GNIO_HD inline uint32_t checksum_state(const uint8_t* p, const ParsedPacket& pp)
   const bool udp = has_flag(flags, PacketFlags::L4Udp);
   if (udp && has_flag(flags, PacketFlags::L3Ipv4) && stored == 0) return flags;
   const uint16_t pseudo = detail::l4_initial_sum(p, pp);
-  if (ones_complement_sum(p + pp.l4_offset, detail::l4_length(p, pp), pseudo) == 0xFFFF) {
+  const uint32_t sum = l4_sum != nullptr ? detail::fold16(uint64_t{*l4_sum} + pseudo)
+                                         : ones_complement_sum(p + pp.l4_offset, detail::l4_length(p, pp), pseudo);
+  if (sum == 0xFFFF) {
     return flags | bit(PacketFlags::L4CsumGood);
   }
   const bool offloadable = udp || has_flag(flags, PacketFlags::L4Tcp);
