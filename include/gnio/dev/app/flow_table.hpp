@@ -59,7 +59,7 @@ struct FlowTable {
     uint64_t oldest_tag = 0;
     for (uint32_t i = 0; i < kFlowProbe; ++i) {
       FlowEntry& e = slots[(h + i) & mask];
-      uint64_t t = load_acquire(&e.tag);
+      uint64_t t = load_tag(e);
       if (t == 0) {
         uint64_t expected = 0;
         if (compare_exchange(&e.tag, expected, kFlowBusy)) {
@@ -71,7 +71,7 @@ struct FlowTable {
       }
       for (uint32_t spins = 0; t == kFlowBusy; ++spins) {
         backoff(spins);
-        t = load_acquire(&e.tag);
+        t = load_tag(e);
       }
       if (t == h && same(e.key, key)) {
         add(e, direction, len, now, tcp_flags);
@@ -104,7 +104,15 @@ struct FlowTable {
     store_relaxed(&e.last_ns, now);
     store_relaxed(&e.tcp_flags[0], 0u);
     store_relaxed(&e.tcp_flags[1], 0u);
-    store_release(&e.tag, h);
+    DeviceRef<uint64_t>(e.tag).store(h, cuda::std::memory_order_release);
+  }
+
+  // The table is the GPU's alone while the kernel runs (the host reads it
+  // when the kernel has stopped, or as a snapshot it may find half-written):
+  // device scope, which on the GPU spares the system-wide fence a release at
+  // system scope costs every claim.
+  GNIO_HD static uint64_t load_tag(FlowEntry& e) {
+    return DeviceRef<uint64_t>(e.tag).load(cuda::std::memory_order_acquire);
   }
 
   GNIO_HD static void add(FlowEntry& e, int direction, uint32_t len, uint64_t now, uint32_t tcp_flags) {
