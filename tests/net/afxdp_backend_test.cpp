@@ -121,6 +121,7 @@ void hold_in_child(const std::string& spec, Holder& holder) {
 // frame inside the queue's UMEM; a small ring proves frames are recycled.
 TEST_P(AfxdpNet, ReceivesPeerUdpExactly) {
   ASSERT_NO_FATAL_FAILURE(make());
+  if (IsSkipped()) return;  // the kernel refuses network namespaces here
   OPEN_OR_SKIP(b, ",ring=64");
   auto mem = b->rx_memory(0);
   ASSERT_TRUE(mem.has_value());
@@ -193,6 +194,7 @@ TEST_P(AfxdpNet, ReceivesPeerUdpExactly) {
 // Frames given to tx_burst reach the peer's UDP socket byte for byte.
 TEST_P(AfxdpNet, SendsToPeerUdpExactly) {
   ASSERT_NO_FATAL_FAILURE(make());
+  if (IsSkipped()) return;  // the kernel refuses network namespaces here
   OPEN_OR_SKIP(b, ",ring=128");
 
   constexpr uint32_t kCount = 500;
@@ -299,6 +301,7 @@ uint32_t echo_until(Backend& b, const std::atomic<bool>& done) {
 
 TEST_P(AfxdpNet, AnswersPeerPingFromTheUmem) {
   ASSERT_NO_FATAL_FAILURE(make());
+  if (IsSkipped()) return;  // the kernel refuses network namespaces here
   OPEN_OR_SKIP(b, "");
   std::atomic<bool> done{false};
   constexpr int kPings = 50;
@@ -366,6 +369,7 @@ TEST_P(AfxdpNet, AnswersPeerPingFromTheUmem) {
 TEST_P(AfxdpNet, SpreadsFlowsOverQueuesOneQueuePerFlow) {
   constexpr uint32_t kQueues = 4, kFlows = 16, kPerFlow = 40;
   ASSERT_NO_FATAL_FAILURE(make(kQueues));
+  if (IsSkipped()) return;  // the kernel refuses network namespaces here
   OPEN_OR_SKIP(b, ",queues=4,ring=256,busy_poll=1");
   ASSERT_EQ(b->caps().max_rx_queues, kQueues);
   Status sender_status;
@@ -429,6 +433,7 @@ TEST_P(AfxdpNet, SpreadsFlowsOverQueuesOneQueuePerFlow) {
 // The errors a user meets, each with its code and the fix in the message.
 TEST_P(AfxdpNet, ErrorsNameTheProblemAndTheFix) {
   ASSERT_NO_FATAL_FAILURE(make());
+  if (IsSkipped()) return;  // the kernel refuses network namespaces here
   const std::string mode = ",mode=" + GetParam();
   auto none = backend::open_backend("afxdp:gxnope" + mode);
   ASSERT_FALSE(none.has_value());
@@ -487,6 +492,7 @@ TEST_P(AfxdpNet, ErrorsNameTheProblemAndTheFix) {
 // holding it is killed (SIGTERM, SIGKILL).
 TEST_P(AfxdpNet, InterfaceIsCleanAfterCloseAndAfterKill) {
   ASSERT_NO_FATAL_FAILURE(make());
+  if (IsSkipped()) return;  // the kernel refuses network namespaces here
   auto attached = [] {
     auto f = backend::afxdp::query_iface(kDutIf);
     return f ? f->xdp_prog_id : 0xFFFFFFFFu;
@@ -521,6 +527,7 @@ TEST_P(AfxdpNet, InterfaceIsCleanAfterCloseAndAfterKill) {
 // gnio attached shows up while the backend is open.
 TEST_P(AfxdpNet, CapsAndDoctorReadTheInterface) {
   ASSERT_NO_FATAL_FAILURE(make(4));
+  if (IsSkipped()) return;  // the kernel refuses network namespaces here
   const std::string spec = std::string("afxdp:") + kDutIf + ",queues=4";
   auto report = caps::afxdp_interface_report(spec);
   ASSERT_TRUE(report.has_value());
