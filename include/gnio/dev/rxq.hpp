@@ -158,13 +158,8 @@ class Rxq {
       if (c > b.first()) return Status::BadState;  // released twice
       backoff(spins);
     }
-    // One system-scope fence orders the burst's reads before both stores (a
-    // release store each would cost two: on the GPU a fence at system scope
-    // waits for the block's PCIe traffic, and bursts of a queue are released
-    // one after the other, so it is paid in series).
-    fence_system(cuda::std::memory_order_release);
-    store_after_fence(ring_.consumer, b.first() + b.count());
-    store_after_fence(ring_.released, b.first() + b.count());
+    store_release(ring_.consumer, b.first() + b.count());
+    store_release(ring_.released, b.first() + b.count());
     return Status::Success;
   }
 
