@@ -4,7 +4,6 @@
 // the caps report prints the mode in use and leaves no program behind.
 #include <gtest/gtest.h>
 
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -16,30 +15,13 @@
 namespace gnio::nettest {
 namespace {
 
-class AfxdpMode : public ::testing::Test {
+class AfxdpMode : public VethFixture<::testing::Test> {
  protected:
-  void SetUp() override {
-    auto v = make_veth_pair(1);
-    if (!v) {
-      if (v.status().message().find("Operation not permitted") != std::string::npos)
-        GTEST_SKIP() << "the kernel refuses network namespaces here: " << v.status().to_string();
-      FAIL() << v.status().to_string();
-    }
-    veth_ = std::move(*v);
-    enter_ = std::make_unique<EnterNs>(veth_->dut);
-    ASSERT_TRUE(enter_->status().is_ok()) << enter_->status().to_string();
-  }
-  void TearDown() override {
-    enter_.reset();
-    veth_.reset();
-  }
+  void SetUp() override { make_veth(1); }
   static uint32_t attached_prog() {
     auto f = backend::afxdp::query_iface(kDutIf);
     return f ? f->xdp_prog_id : ~0u;
   }
-
-  std::unique_ptr<VethPair> veth_;
-  std::unique_ptr<EnterNs> enter_;
 };
 
 TEST_F(AfxdpMode, CapsSayTheModeInUse) {
