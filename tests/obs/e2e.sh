@@ -72,6 +72,10 @@ signals)
   # cannot finish; the second forces the exit at once with status 130.
   start --nic "synthetic:count=0,size=64,pps=100000" --stall-after 10 --stall-ignores-exit
   wait_for_line '^running' 30
+  # Until the kernel has its 10 packets and hangs: a SIGINT before that
+  # (a loaded machine may not have run the kernel yet) meets a kernel that
+  # still stops, drains and exits.
+  sleep 1
   kill -INT "$pid"
   wait_for_line '^stopping \(signal 2\)' 30
   sleep 0.2
