@@ -294,16 +294,33 @@ uint32_t RxEngine::describe(const uint8_t* data, uint32_t len, uint32_t flags, u
 
 // ---- through the sink -------------------------------------------------------
 
-uint8_t* RxEngine::claim(uint32_t len) {
-  if (room_ == 0 || pi_ - reclaimed_ >= ndesc_) return nullptr;
-  const uint32_t need = (len + (1u << stride_shift_) - 1) >> stride_shift_;
+std::optional<uint64_t> RxEngine::find_strides(uint32_t len, uint32_t& need) const {
+  if (pi_ - reclaimed_ >= ndesc_) return std::nullopt;
+  need = (len + (1u << stride_shift_) - 1) >> stride_shift_;
   uint64_t pos = stride_head_;
   const uint64_t slot = pos & (nstrides_ - 1);
   if (slot + need > nstrides_) pos += nstrides_ - slot;  // keep the packet contiguous
-  if (pos + need - stride_tail_ > nstrides_) return nullptr;
-  claim_pos_ = pos;
-  claim_need_ = need;
-  return write_data_ + ((pos & (nstrides_ - 1)) << stride_shift_);
+  if (pos + need - stride_tail_ > nstrides_) return std::nullopt;
+  return pos;
+}
+
+void RxEngine::append(const dev::RxDesc& d, uint64_t pos, uint32_t flags) {
+  write_desc_[pi_ & (ndesc_ - 1)] = d;
+  span_end_[pi_ & (ndesc_ - 1)] = pos + d.nstrides;
+  stride_head_ = pos + d.nstrides;
+  ++pi_;
+  ++new_offered_;
+  new_bytes_ += d.len;
+  new_truncated_ += (flags & backend::RxFrameTruncated) != 0;
+  if (staged_) staged_bytes_ += static_cast<uint64_t>(d.nstrides) << stride_shift_;
+}
+
+uint8_t* RxEngine::claim(uint32_t len) {
+  if (room_ == 0) return nullptr;
+  const std::optional<uint64_t> pos = find_strides(len, claim_need_);
+  if (!pos) return nullptr;
+  claim_pos_ = *pos;
+  return write_data_ + ((*pos & (nstrides_ - 1)) << stride_shift_);
 }
 
 void RxEngine::commit(uint32_t len, uint64_t timestamp_ns, uint32_t flags, uint32_t wire_len) {
@@ -314,10 +331,7 @@ void RxEngine::commit_hashed(uint32_t len, uint64_t timestamp_ns, uint32_t flags
                              uint32_t rss_hash) {
   const uint64_t offset = (claim_pos_ & (nstrides_ - 1)) << stride_shift_;
   // Whole strides: consecutive packets then form one range, one copy.
-  if (staged_) {
-    add_range(data_ranges_, offset, static_cast<uint64_t>(claim_need_) << stride_shift_);
-    staged_bytes_ += static_cast<uint64_t>(claim_need_) << stride_shift_;
-  }
+  if (staged_) add_range(data_ranges_, offset, static_cast<uint64_t>(claim_need_) << stride_shift_);
   dev::RxDesc d;
   d.len = len;
   d.flags = describe(write_data_ + offset, len, flags, &rss_hash);
@@ -325,14 +339,8 @@ void RxEngine::commit_hashed(uint32_t len, uint64_t timestamp_ns, uint32_t flags
   d.nstrides = claim_need_;
   d.offset = offset;
   d.timestamp_ns = timestamp_ns;
-  write_desc_[pi_ & (ndesc_ - 1)] = d;
-  span_end_[pi_ & (ndesc_ - 1)] = claim_pos_ + claim_need_;
-  stride_head_ = claim_pos_ + claim_need_;
-  ++pi_;
+  append(d, claim_pos_, flags);
   --room_;
-  ++new_offered_;
-  new_bytes_ += len;
-  new_truncated_ += (flags & backend::RxFrameTruncated) != 0;
 }
 
 void RxEngine::drop(DropReason why) {
@@ -463,17 +471,15 @@ Result<size_t> RxEngine::place_lent() {
       flags |= backend::RxFrameTruncated;
     }
     // Where the sink would put it: contiguous strides after the last frame.
-    const uint32_t need = (len + (1u << stride_shift_) - 1) >> stride_shift_;
-    uint64_t pos = stride_head_;
-    const uint64_t slot = pos & (nstrides_ - 1);
-    if (slot + need > nstrides_) pos += nstrides_ - slot;
-    if (pi_ - reclaimed_ >= ndesc_ || pos + need - stride_tail_ > nstrides_) {
+    uint32_t need = 0;
+    const std::optional<uint64_t> pos = find_strides(len, need);
+    if (!pos) {
       if (!wire_) break;  // a pulled source waits, and what follows waits behind it
       l.release_after = pi_;
       drop(DropReason::RingFull);  // a wire does not wait for the ring
       continue;
     }
-    const uint64_t offset = (pos & (nstrides_ - 1)) << stride_shift_;
+    const uint64_t offset = (*pos & (nstrides_ - 1)) << stride_shift_;
     add_run(f.data, offset, len);
     uint32_t rss_hash = f.rss_hash;
     dev::RxDesc d;
@@ -483,15 +489,8 @@ Result<size_t> RxEngine::place_lent() {
     d.nstrides = need;
     d.offset = offset;
     d.timestamp_ns = f.timestamp_ns;
-    write_desc_[pi_ & (ndesc_ - 1)] = d;
-    span_end_[pi_ & (ndesc_ - 1)] = pos + need;
-    stride_head_ = pos + need;
-    ++pi_;
+    append(d, *pos, flags);
     l.release_after = pi_;
-    ++new_offered_;
-    new_bytes_ += len;
-    new_truncated_ += (flags & backend::RxFrameTruncated) != 0;
-    staged_bytes_ += static_cast<uint64_t>(need) << stride_shift_;
   }
   // Dropped frames with nothing undelivered before them go back now.
   release_in_place(reclaimed_);

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <mutex>
 #include <vector>
 
@@ -90,6 +91,12 @@ class RxEngine final : public backend::RxSink {
   Result<size_t> pull_dma();
   // Places the lent frames not placed yet, in order; how many it offered.
   Result<size_t> place_lent();
+  // Where a frame of `len` bytes goes: the first of `need` contiguous free
+  // strides after the last frame, or nullopt when descriptors or strides
+  // are short. Used by the sink (claim) and by the DMA path alike.
+  std::optional<uint64_t> find_strides(uint32_t len, uint32_t& need) const;
+  // Writes the next descriptor (its frame at strides from `pos`) and counts it.
+  void append(const dev::RxDesc& d, uint64_t pos, uint32_t flags);
   void add_run(const uint8_t* src, uint64_t dst, uint64_t bytes);
   // Closes the open run: a copy at the next publish, or, when it is short
   // and copy_if_short, a CPU copy into the staging mirror now.
