@@ -128,6 +128,26 @@ void expect_frame(const Seen& got, const std::vector<uint8_t>& want, uint32_t ma
   EXPECT_EQ(dev::has_flag(got.flags, dev::PacketFlags::FrameTruncated), cut) << "frame " << i;
 }
 
+// Every frame of an owned backend arrived once, in order, with its bytes and
+// timestamp, and none was dropped.
+void expect_every_owned_frame(const Received& run, OwnedBackend& be, const EthRxq& q, uint64_t count) {
+  for (uint64_t i = 0; i < count; ++i) {
+    expect_frame(run.seen[i], be.frame(i), q.max_packet_size(), i);
+    EXPECT_EQ(run.seen[i].timestamp_ns, i + 1);
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_EQ(run.stats.offered, count);
+  EXPECT_EQ(run.stats.packets, count);
+  EXPECT_EQ(dropped_total(run.stats), 0u);
+}
+
+// Every buffer went back to the owned backend, in the order it was lent.
+void expect_every_buffer_back(OwnedBackend& be, uint64_t count) {
+  EXPECT_TRUE(eventually([&] { return be.released() == count; }));
+  EXPECT_EQ(be.out_of_order(), 0u);
+  EXPECT_EQ(be.outstanding(), 0u);
+}
+
 class BackendMemory : public ::testing::TestWithParam<RingMem> {};
 
 // Mode 2: frames in backend memory. mem=host: the descriptors point into it
@@ -150,17 +170,8 @@ TEST_P(BackendMemory, EveryFrameOnceInOrderAndEveryBufferBackInOrder) {
   } else {
     EXPECT_NE(run.ring_data, be->pool());
   }
-  for (uint64_t i = 0; i < o.count; ++i) {
-    expect_frame(run.seen[i], be->frame(i), q->max_packet_size(), i);
-    EXPECT_EQ(run.seen[i].timestamp_ns, i + 1);
-    if (::testing::Test::HasFailure()) break;
-  }
-  EXPECT_EQ(run.stats.offered, o.count);
-  EXPECT_EQ(run.stats.packets, o.count);
-  EXPECT_EQ(dropped_total(run.stats), 0u);
-  EXPECT_TRUE(eventually([&] { return be->released() == o.count; }));
-  EXPECT_EQ(be->out_of_order(), 0u);
-  EXPECT_EQ(be->outstanding(), 0u);
+  expect_every_owned_frame(run, *be, *q, o.count);
+  expect_every_buffer_back(*be, o.count);
 }
 
 // Empty frames are dropped as `empty`; longer frames are cut to the
@@ -334,20 +345,11 @@ TEST_P(DeviceRingFromBackendMemory, RunsOfFramesFromOwnedBuffersInOrderAndEveryB
   Received run;
   record_scoped(GetParam(), gpu, *q, o.count, [&] { return q->at_end(); }, run);
   EXPECT_NE(run.ring_data, be->pool());
-  for (uint64_t i = 0; i < o.count; ++i) {
-    expect_frame(run.seen[i], be->frame(i), q->max_packet_size(), i);
-    EXPECT_EQ(run.seen[i].timestamp_ns, i + 1);
-    if (::testing::Test::HasFailure()) break;
-  }
-  EXPECT_EQ(run.stats.offered, o.count);
-  EXPECT_EQ(run.stats.packets, o.count);
-  EXPECT_EQ(dropped_total(run.stats), 0u);
+  expect_every_owned_frame(run, *be, *q, o.count);
   EXPECT_LE(run.stats.copies, run_copy_bound(run.stats, o.buffers, 1024))
       << run.stats.bursts << " publications of " << run.stats.packets << " frames";
   EXPECT_LE(run.stats.copies * 4, run.stats.packets) << "frames copied one by one";
-  EXPECT_TRUE(eventually([&] { return be->released() == o.count; }));
-  EXPECT_EQ(be->out_of_order(), 0u);
-  EXPECT_EQ(be->outstanding(), 0u);
+  expect_every_buffer_back(*be, o.count);
 }
 
 // The prebuilt source into a ring in device memory: every descriptor holds
