@@ -14,7 +14,10 @@
 //    over the same frames in memory (the other bound).
 // The application meets its target when it keeps >= 70 % of receive-only.
 // Every row must move exactly the N frames offered, and the host core's
-// counters must equal the kernel's for the same frames.
+// counters must equal the kernel's for the same frames. With --repeat R
+// each kernel row runs R times (interleaved, so that drift hits every
+// variant alike); the table shows the median run and a second table the
+// spread.
 #include <CLI/CLI.hpp>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -56,6 +59,7 @@ struct Options {
   uint32_t strides = 8192;
   uint32_t ring = 8192;  // prebuilt buffers per queue
   uint64_t packets = 0;  // per traffic; 0: by size
+  uint32_t repeat = 0;   // runs of each kernel row; 0: 3 on a GPU, 1 on the emulated device
   double row_limit_s = 120;
   std::string captures = GNIO_CAPTURES_DIR;
 };
@@ -208,25 +212,28 @@ struct Measured {
   double gbps() const { return seconds > 0 ? timed_bytes * 8.0 / seconds / 1e9 : 0; }
 };
 
-// Consumes the kernel's records as the application's host side does, as
-// fast as they come (the kernel waits while a whole ring is unconsumed).
+// Consumes the kernel's records as the application's host side does
+// (RecordReader in cmd_run.cpp: a copy of each, the index the kernel waits
+// on published every 64 records and at the end of each call), as fast as
+// they come (the kernel waits while a whole ring is unconsumed).
 struct RecordDrain {
+  static constexpr uint64_t kPublishEvery = 64;
   GpuSemaphore* sem;
   uint64_t* consumed;  // GpuCpu, read by the kernel
   uint64_t next = 0;
+  da::Record last{};
 
   uint64_t drain() {
-    uint64_t n = 0;
+    const uint64_t from = next;
     const uint32_t items = sem->handle().count();
     while (sem->status(static_cast<uint32_t>(next % items)) == dev::SemStatus::Ready) {
       const uint32_t item = static_cast<uint32_t>(next % items);
-      da::Record r;
-      std::memcpy(&r, sem->payload(item), sizeof r);
+      std::memcpy(&last, sem->payload(item), sizeof last);
       sem->set_status(item, dev::SemStatus::Free);
-      dev::store_release(consumed, ++next);
-      ++n;
+      if (++next % kPublishEvery == 0) dev::store_release(consumed, next);
     }
-    return n;
+    if (next != from) dev::store_release(consumed, next);
+    return next - from;
   }
 };
 
@@ -490,6 +497,9 @@ std::vector<std::string> counter_names() {
   for (uint32_t k = 0; k < da::kReasonCount; ++k) n[app::counter::kReason + k] = std::string("reason.") + da::kReasonNames[k];
   n[app::counter::kRecords] = "records";
   n[app::counter::kRecordsDropped] = "records_not_handed";
+  n[app::counter::kEchoRefused] = "echo_refused";
+  n[app::counter::kFlowUpdates] = "flow.table_updates";
+  n[app::counter::kRecordWaits] = "records_waited_for_host";
   const char* flow[] = {"hit", "new", "evicted", "untracked"};
   for (uint32_t k = 0; k < 4; ++k) n[app::counter::kFlow + k] = std::string("flow.") + flow[k];
   return n;
@@ -513,45 +523,55 @@ std::optional<uint64_t> parse_only_counter(const Measured& m, uint32_t i) {
 
 struct TrafficResult {
   Traffic traffic;
-  Measured base, parse, pp, host;
+  Measured base, parse, pp, host;  // the kernel rows' median runs
+  std::vector<Measured> base_runs, parse_runs, pp_runs;
 };
 
 double ratio(const Measured& m, const Measured& base) { return base.mpps() > 0 ? m.mpps() / base.mpps() : 0; }
 
-// The verdict on the target and, when it is missed, what the rows show.
+// The run of median throughput (the lower of the two middle ones for an
+// even count), or the first that failed: its error is the row's.
+Measured median_run(const std::vector<Measured>& runs) {
+  for (const Measured& m : runs)
+    if (!m.error.empty()) return m;
+  std::vector<const Measured*> by;
+  for (const Measured& m : runs) by.push_back(&m);
+  std::sort(by.begin(), by.end(), [](const Measured* x, const Measured* y) { return x->mpps() < y->mpps(); });
+  return by.empty() ? Measured{} : *by[(by.size() - 1) / 2];
+}
+
+// The verdict on the target and, when it is missed, what the rows show:
+// the parser's share, the flow table's and the records' work, all measured.
 std::string verdict(const TrafficResult& r, const Options& o, bool emulated) {
   const double pp = ratio(r.pp, r.base), parse = ratio(r.parse, r.base);
   if (!r.pp.error.empty() || !r.base.error.empty()) return "NO: not measured (see the errors below)";
   if (pp >= kTarget) return "yes";
-  std::string why = "NO: ";
-  if (parse < kTarget) {
-    why += "the parser alone keeps " + fmt("%.2f", parse) +
-           " of receive-only (one thread parses a packet serially, checksums over every byte)";
-    if (!emulated && o.burst < o.block)
-      why += "; only " + std::to_string(o.burst) + " of " + std::to_string(o.block) +
-             " threads of a block have a packet per burst";
-  } else {
-    uint64_t updates = 0;
-    for (uint32_t k = 0; k < 4; ++k) updates += r.pp.counters[app::counter::kFlow + k];
-    const uint64_t records = r.pp.counters[app::counter::kRecords];
-    why += "the parser alone keeps " + fmt("%.2f", parse) + "; the flow table (" + std::to_string(updates) +
-           " updates of " + std::to_string(r.pp.counters[app::counter::kFlow + da::kFlowNew]) +
-           " flows: compare-and-swap and atomic adds on shared slots)" +
-           (records ? " and the record hand-off (" + std::to_string(records) +
-                          " records through one claim counter and the host)"
-                    : std::string()) +
-           " take it to " + fmt("%.2f", pp);
-  }
-  return why;
+  const auto& c = r.pp.counters;
+  uint64_t flow_packets = 0;
+  for (uint32_t k = 0; k < 4; ++k) flow_packets += c[app::counter::kFlow + k];
+  const uint64_t updates = c[app::counter::kFlowUpdates], records = c[app::counter::kRecords];
+  std::string why = "NO: the parser alone keeps " + fmt("%.2f", parse);
+  if (parse < kTarget && !emulated && o.burst < o.block)
+    why += " (only " + std::to_string(o.burst) + " of " + std::to_string(o.block) +
+           " threads of a block have a packet per burst)";
+  if (flow_packets != 0)
+    why += "; the flow table: " + std::to_string(flow_packets) + " packets in " + std::to_string(updates) +
+           " updates (" + fmt("%.1f", updates ? static_cast<double>(flow_packets) / updates : 0.0) +
+           " packets each, merged per warp) of " + std::to_string(c[app::counter::kFlow + da::kFlowNew]) + " flows";
+  if (records != 0)
+    why += "; the record hand-off: " + std::to_string(records) + " records, " +
+           std::to_string(c[app::counter::kRecordWaits]) + " of them waited for the host to free ring room";
+  return why + "; the whole application keeps " + fmt("%.2f", pp);
 }
 
 bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficResult>& results, const std::string& legend) {
   bool ok = true;
   std::printf("\nmachine: %s\n", machine(gpu).c_str());
-  std::printf("setup: %u queue(s), ring mem=%s, %u strides of 2048 B, burst %u, %u threads per block%s; target: the "
-              "packet-processing kernel keeps >= %.2f of receive-only\n",
+  std::printf("setup: %u queue(s), ring mem=%s, %u strides of 2048 B, burst %u, %u threads per block%s, %u run(s) "
+              "of each kernel row (the median shown); target: the packet-processing kernel keeps >= %.2f of "
+              "receive-only\n",
               o.queues, o.mem.c_str(), o.strides, o.burst, gpu.emulated() ? 1u : o.block,
-              o.quick ? " (--quick)" : "", kTarget);
+              o.quick ? " (--quick)" : "", o.repeat, kTarget);
   std::printf("traffic: %s\n\n", legend.c_str());
   std::printf("| traffic | variant | packets | offered | Mpps | Gbit/s | vs receive-only | target met |\n"
               "|---|---|---:|---:|---:|---:|---:|---|\n");
@@ -567,24 +587,58 @@ bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficRes
     row("packet-processing (kernel)", r.pp, verdict(r, o, gpu.emulated()));
     row("packet-processing (one host core)", r.host, "–");
   }
-  // Every row moved exactly what was offered.
+  // Each kernel row's runs: throughput and the ratio to the receive-only run
+  // of the same round.
+  std::printf("\n| traffic | variant | runs | Mpps min | Mpps max | vs receive-only min | vs receive-only max |\n"
+              "|---|---|---:|---:|---:|---:|---:|\n");
+  for (const TrafficResult& r : results)
+    for (auto [variant, runs] : {std::pair{"parse only (kernel)", &r.parse_runs},
+                                 std::pair{"packet-processing (kernel)", &r.pp_runs}}) {
+      double lo = 0, hi = 0, rlo = 0, rhi = 0;
+      for (size_t i = 0; i < runs->size(); ++i) {
+        const double v = (*runs)[i].mpps(), q = i < r.base_runs.size() ? ratio((*runs)[i], r.base_runs[i]) : 0;
+        lo = i == 0 ? v : std::min(lo, v);
+        hi = std::max(hi, v);
+        rlo = i == 0 ? q : std::min(rlo, q);
+        rhi = std::max(rhi, q);
+      }
+      std::printf("| %s | %s | %zu | %.3f | %.3f | %.3f | %.3f |\n", r.traffic.name.c_str(), variant, runs->size(), lo,
+                  hi, rlo, rhi);
+    }
+  // Every run moved exactly what was offered.
   std::printf("\n");
   for (const TrafficResult& r : results)
-    for (auto [variant, m] : {std::pair{"receive-only", &r.base}, std::pair{"parse only", &r.parse},
-                              std::pair{"packet-processing", &r.pp}}) {
-      std::string problem = m->error;
-      if (problem.empty() && (m->offered != r.traffic.packets || m->delivered != r.traffic.packets ||
-                              m->packets != r.traffic.packets || m->dropped != 0))
-        problem = "offered " + std::to_string(m->offered) + ", delivered " + std::to_string(m->delivered) +
-                  ", dropped " + std::to_string(m->dropped) + ", kernel finished " + std::to_string(m->packets) +
-                  "; expected " + std::to_string(r.traffic.packets) + " each and no drop";
-      if (!problem.empty()) {
-        std::printf("error: %s, %s: %s\n", r.traffic.name.c_str(), variant, problem.c_str());
-        ok = false;
+    for (auto [variant, runs] : {std::pair{"receive-only", &r.base_runs}, std::pair{"parse only", &r.parse_runs},
+                                 std::pair{"packet-processing", &r.pp_runs}})
+      for (size_t run = 0; run < runs->size(); ++run) {
+        const Measured* m = &(*runs)[run];
+        std::string problem = m->error;
+        if (problem.empty() && (m->offered != r.traffic.packets || m->delivered != r.traffic.packets ||
+                                m->packets != r.traffic.packets || m->dropped != 0))
+          problem = "offered " + std::to_string(m->offered) + ", delivered " + std::to_string(m->delivered) +
+                    ", dropped " + std::to_string(m->dropped) + ", kernel finished " + std::to_string(m->packets) +
+                    "; expected " + std::to_string(r.traffic.packets) + " each and no drop";
+        if (!problem.empty()) {
+          std::printf("error: %s, %s, run %zu: %s\n", r.traffic.name.c_str(), variant, run + 1, problem.c_str());
+          ok = false;
+        }
       }
+  // Every packet-processing run classified as the host core (the table
+  // below shows the median run's counters).
+  const std::vector<std::string> names = counter_names();
+  for (const TrafficResult& r : results)
+    for (size_t run = 0; run < r.pp_runs.size(); ++run) {
+      const Measured& m = r.pp_runs[run];
+      if (m.counters.size() != app::counter::kCount || r.host.counters.size() != app::counter::kCount) continue;
+      for (uint32_t i = 0; i < app::counter::kCount; ++i)
+        if (host_computes(i) && m.counters[i] != r.host.counters[i]) {
+          std::printf("error: %s, packet-processing, run %zu: %s is %llu, the host core's %llu\n",
+                      r.traffic.name.c_str(), run + 1, names[i].c_str(), static_cast<unsigned long long>(m.counters[i]),
+                      static_cast<unsigned long long>(r.host.counters[i]));
+          ok = false;
+        }
     }
   // The host core's classification against the kernels', counter by counter.
-  const std::vector<std::string> names = counter_names();
   std::printf("| traffic | counter | packet-processing kernel | parse-only kernel | host core | equal |\n"
               "|---|---|---:|---:|---:|---|\n");
   for (const TrafficResult& r : results) {
@@ -621,7 +675,9 @@ int main(int argc, char** argv) {
   cli.add_option("--mem", o.mem, "RX ring memory: gpu or host")->capture_default_str()->check(CLI::IsMember({"gpu", "host"}));
   cli.add_option("--block", o.block, "threads per block (1 on the emulated device)")->capture_default_str();
   cli.add_option("--burst", o.burst, "packets per receive, every kernel")->capture_default_str();
-  cli.add_option("--packets", o.packets, "packets per traffic (0: by frame size)")->capture_default_str();
+  cli.add_option("--packets", o.packets, "packets per traffic (0: 10 M each, --quick fewer)")->capture_default_str();
+  cli.add_option("--repeat", o.repeat, "runs of each kernel row, the median shown (0: 3 on a GPU, 1 on the emulated device)")
+      ->capture_default_str();
   cli.add_option("--row-limit", o.row_limit_s, "seconds a row may take before it fails")->capture_default_str();
   cli.add_option("--captures", o.captures, "folder of .pcap captures replayed as the mix")->capture_default_str();
   CLI11_PARSE(cli, argc, argv);
@@ -637,6 +693,7 @@ int main(int argc, char** argv) {
   }
   auto gpu = examples::open_gpu(o.gpu, false);
   if (!gpu) return examples::fail(gpu.status());
+  if (o.repeat == 0) o.repeat = gpu->emulated() ? 1 : 3;
   const auto started = Clock::now();
 
   std::string listing;
@@ -645,15 +702,15 @@ int main(int argc, char** argv) {
   auto count = [&](uint64_t full, uint64_t quick) { return o.packets ? o.packets : o.quick ? quick : full; };
   const std::vector<Traffic> traffics = {
       {"64 B", "frames=1024,size=64,flows=1024,proto=mix", count(10'000'000, 200'000)},
-      {"1500 B", "frames=1024,size=1500,flows=1024,proto=mix", count(2'000'000, 50'000)},
-      {"capture mix", *mix, count(4'000'000, 100'000)},
+      {"1500 B", "frames=1024,size=1500,flows=1024,proto=mix", count(10'000'000, 50'000)},
+      {"capture mix", *mix, count(10'000'000, 100'000)},
   };
   const std::string legend = "64 B and 1500 B: 1024 generator frames (UDP, TCP, ICMP over 1024 flows); capture mix: " +
                              listing + " frames of " + o.captures + ", replayed in turn";
 
   std::vector<TrafficResult> results;
   for (const Traffic& t : traffics) {
-    TrafficResult r{t, {}, {}, {}, {}};
+    TrafficResult r{t, {}, {}, {}, {}, {}, {}, {}};
     // A line per row as it ends: a run cut short by a time limit still says how far each row got.
     auto progress = [&](const char* variant, const Measured& m) {
       std::fprintf(stderr, "%s, %s: %llu of %llu packets finished (offered %llu, delivered %llu, dropped %llu), %.2f s%s%s\n",
@@ -662,12 +719,17 @@ int main(int argc, char** argv) {
                    static_cast<unsigned long long>(m.delivered), static_cast<unsigned long long>(m.dropped), m.seconds,
                    m.error.empty() ? "" : ": ", m.error.c_str());
     };
-    r.base = run_device(*gpu, o, t, Variant::ReceiveOnly);
-    progress("receive-only", r.base);
-    r.parse = run_device(*gpu, o, t, Variant::ParseOnly);
-    progress("parse only", r.parse);
-    r.pp = run_device(*gpu, o, t, Variant::PacketProcessing);
-    progress("packet-processing", r.pp);
+    for (uint32_t run = 0; run < o.repeat; ++run) {
+      r.base_runs.push_back(run_device(*gpu, o, t, Variant::ReceiveOnly));
+      progress("receive-only", r.base_runs.back());
+      r.parse_runs.push_back(run_device(*gpu, o, t, Variant::ParseOnly));
+      progress("parse only", r.parse_runs.back());
+      r.pp_runs.push_back(run_device(*gpu, o, t, Variant::PacketProcessing));
+      progress("packet-processing", r.pp_runs.back());
+    }
+    r.base = median_run(r.base_runs);
+    r.parse = median_run(r.parse_runs);
+    r.pp = median_run(r.pp_runs);
     auto img = frame_image(t);
     if (img) r.host = run_host(*img, t.packets);
     else r.host.error = img.status().to_string();

@@ -176,26 +176,30 @@ void print_record(const Record& r) {
   }
 }
 
-// The records the kernel made ready since the last call, in order.
+// The records the kernel made ready since the last call, in order. The
+// kernel waits on `consumed`, published once per kPublishEvery records and
+// at the end of each call rather than per record.
 struct RecordReader {
+  static constexpr uint64_t kPublishEvery = 64;
   GpuSemaphore* sem;
   uint64_t* consumed;  // GpuCpu, read by the kernel
   uint64_t next = 0;
   bool print_dns = false, print_http = false, print_tls = false;
 
   void drain(std::vector<Record>& out) {
-    while (sem->status(static_cast<uint32_t>(next % sem->handle().count())) == dev::SemStatus::Ready) {
-      const uint32_t item = static_cast<uint32_t>(next % sem->handle().count());
-      Record r;
-      std::memcpy(&r, sem->payload(item), sizeof(r));
+    const uint32_t items = sem->handle().count();
+    const uint64_t from = next;
+    while (sem->status(static_cast<uint32_t>(next % items)) == dev::SemStatus::Ready) {
+      const uint32_t item = static_cast<uint32_t>(next % items);
+      Record& r = out.emplace_back();
+      std::memcpy(&r, sem->payload(item), sizeof(Record));
       sem->set_status(item, dev::SemStatus::Free);
-      ++next;
-      dev::store_release(consumed, next);
+      if (++next % kPublishEvery == 0) dev::store_release(consumed, next);
       if ((r.kind == dev::app::kRecordDns && print_dns) || (r.kind == dev::app::kRecordHttp && print_http) ||
           (r.kind == dev::app::kRecordTls && print_tls))
         print_record(r);
-      out.push_back(r);
     }
+    if (next != from) dev::store_release(consumed, next);
   }
 };
 

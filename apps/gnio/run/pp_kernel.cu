@@ -1,7 +1,9 @@
 // The packet-processing persistent kernel: each block serves one RX queue;
 // each thread analyses its packets of a burst in place, updates the flow
-// table, hands DNS/HTTP/TLS records to the host through a semaphore, and
+// table (a warp's packets of one flow in one update), hands DNS/HTTP/TLS
+// records to the host through a semaphore (claimed once per warp), and
 // turns requests it answers into replies in the RX buffer, sent zero-copy.
+#include "gnio/dev/app/warp_merge.hpp"
 #include "gnio/dev/kernel.hpp"
 #include "gnio/dev/thread.hpp"
 #include "pp_kernel.hpp"
@@ -35,22 +37,29 @@ struct PacketProcessingKernel {
     return an.reason != kReasonNone || (an.flags & kCut) != 0 || an.pp.routing_offset != 0 ? 1 : 0;
   }
 
-  // Hands one record to the host; waits while the host is a full ring
-  // behind, unless the kernel is stopping.
-  GNIO_HD bool hand_off(const dev::KernelCtx& ctx, const uint8_t* p, const Analysis& an, uint16_t queue,
-                        uint64_t index, uint64_t timestamp) const {
-    const uint64_t k = dev::fetch_add_relaxed(a.record_claim, uint64_t{1});
+  // Hands the record of a packet to the host in item `k` of the ring
+  // (claimed with warp_claim()); waits while the host is a full ring behind,
+  // unless the kernel is stopping. `waited`: whether it had to wait.
+  GNIO_HD bool hand_off(const dev::KernelCtx& ctx, uint64_t k, const uint8_t* p, const Analysis& an, uint16_t queue,
+                        uint64_t index, uint64_t timestamp, bool& waited) const {
+    waited = false;
     for (uint32_t spins = 0; k >= dev::load_acquire(const_cast<uint64_t*>(a.record_consumed)) + a.records.count();
          ++spins) {
+      waited = true;
       if (!ctx.running()) return false;
       dev::backoff(spins);
     }
+    // Built here, then copied to the host's ring whole (8-byte words): the
+    // ring is host memory, where a byte store per character costs a bus
+    // write each.
+    Record r{};
+    fill_record(p, an, r);
+    r.queue = queue;
+    r.packet = index;
+    r.timestamp_ns = timestamp;
     const uint32_t item = static_cast<uint32_t>(k % a.records.count());
-    Record* r = reinterpret_cast<Record*>(a.records.payload(item));
-    fill_record(p, an, *r);
-    r->queue = queue;
-    r->packet = index;
-    r->timestamp_ns = timestamp;
+    auto* to = reinterpret_cast<Record*>(a.records.payload(item));
+    *to = r;
     a.records.set_status(item, dev::SemStatus::Ready);
     return true;
   }
@@ -103,7 +112,23 @@ struct PacketProcessingKernel {
           timestamp_ns = pk.timestamp_ns();
         }
         const Analysis an = analyze_warp(p, len);
-        if (i >= b.count()) continue;
+        // The warp's flow updates and record claims, every lane taking part.
+        const bool has = i < b.count();
+        const bool tracked = has && an.key.version != 0;
+        FlowDelta delta;
+        uint64_t h = 0;
+        if (tracked) {
+          const bool tcp = an.has(kTcp) && an.pp.payload_offset > an.pp.l4_offset;
+          delta = FlowDelta::one(an.direction, len, timestamp_ns, tcp ? p[an.pp.l4_offset + 13] : 0u);
+          h = FlowTable::hash(an.key);
+        }
+        if (warp_merge_flow(an.key, h, tracked, delta)) {
+          count_outcome(local + counter::kFlow, a.flows.apply(an.key, h, delta), delta.count());
+          local[counter::kFlowUpdates] += 1;
+        }
+        const bool has_record = has && an.record != kRecordNone;
+        const uint64_t record_item = warp_claim(a.record_claim, has_record);
+        if (!has) continue;
         ++mine;
         my_bytes += len;
         local[counter::kPackets] += 1;
@@ -113,14 +138,11 @@ struct PacketProcessingKernel {
         if (an.csum_l4_layer < kCsumLayerCount) local[counter::kCsum + an.csum_l4_layer * kCsumCount + an.csum_l4] += 1;
         local[counter::kReason + an.reason] += 1;
         local[counter::kEchoRefused] += echo_refused(p, an);
-        if (an.key.version != 0) {
-          const bool tcp = an.has(kTcp) && an.pp.payload_offset > an.pp.l4_offset;
-          const uint32_t tcp_flags = tcp ? p[an.pp.l4_offset + 13] : 0u;
-          local[counter::kFlow + a.flows.update(an.key, an.direction, len, timestamp_ns, tcp_flags)] += 1;
-        }
-        if (an.record != kRecordNone) {
-          const bool handed = hand_off(ctx, p, an, queue, b.first() + i, timestamp_ns);
+        if (has_record) {
+          bool waited = false;
+          const bool handed = hand_off(ctx, record_item, p, an, queue, b.first() + i, timestamp_ns, waited);
           local[handed ? counter::kRecords : counter::kRecordsDropped] += 1;
+          local[counter::kRecordWaits] += waited ? 1 : 0;
         }
         if (a.tx) {
           uint32_t reply_len = len;

@@ -30,7 +30,12 @@ inline constexpr uint32_t kFlow = kRecordsDropped + 1;                 // + Flow
 // Echo requests that cannot be answered: cut by the capture, malformed or
 // behind an IPv6 routing header (counted with or without a TX queue).
 inline constexpr uint32_t kEchoRefused = kFlow + 4;
-inline constexpr uint32_t kCount = kEchoRefused + 1;
+// Flow-table updates made: a warp's packets of one flow are one update, so
+// this is at most the packets with a flow (kFlow's four outcomes).
+inline constexpr uint32_t kFlowUpdates = kEchoRefused + 1;
+// Records whose hand-off waited for the host to free room in the ring.
+inline constexpr uint32_t kRecordWaits = kFlowUpdates + 1;
+inline constexpr uint32_t kCount = kRecordWaits + 1;
 }  // namespace counter
 
 // What a block is doing (ctx.set_stage), named for hang reports and gnio top.

@@ -219,7 +219,8 @@ json report_json(const RunResult& r, uint32_t top_flows) {
   j["rx_queues"] = rx;
   j["records"] = {{"handed", r.count(counter::kRecords)},
                   {"not_handed", r.count(counter::kRecordsDropped)},
-                  {"lost", r.records_lost}};
+                  {"lost", r.records_lost},
+                  {"waited_for_host", r.count(counter::kRecordWaits)}};
   j["kernel"] = {{"packets", r.kernel.packets}, {"bursts", r.kernel.bursts}, {"again", r.kernel.again}};
   j["capabilities"] = r.capabilities;
   return j;

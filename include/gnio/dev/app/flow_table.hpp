@@ -4,7 +4,8 @@
 // compare-and-swap on its tag, so threads never wait on a lock. When the
 // window is full, the slot seen least recently in it is taken over and the
 // eviction counted; if another thread holds that slot at that instant the
-// packet goes uncounted in the table (and is counted as such).
+// packets go uncounted in the table (and are counted as such). An update
+// adds one packet or several of one flow merged (FlowDelta).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,49 @@ inline constexpr uint32_t kFlowProbe = 16;
 // What the table did with one packet.
 enum FlowOutcome : uint32_t { kFlowHit, kFlowNew, kFlowEvicted, kFlowUntracked };
 
+// Packets of one flow to add to its entry in one update: one packet, or
+// several merged (a warp's packets of one flow, warp_merge.hpp).
+struct FlowDelta {
+  uint32_t packets[2] = {0, 0};  // per direction, as FlowEntry
+  uint64_t bytes[2] = {0, 0};
+  uint32_t tcp_flags[2] = {0, 0};
+  uint64_t first_ns = ~0ull;  // earliest and latest time stamp of the packets
+  uint64_t last_ns = 0;
+
+  GNIO_HD static FlowDelta one(int direction, uint32_t len, uint64_t now, uint32_t tcp_flags) {
+    FlowDelta d;
+    d.packets[direction] = 1;
+    d.bytes[direction] = len;
+    d.tcp_flags[direction] = tcp_flags;
+    d.first_ns = d.last_ns = now;
+    return d;
+  }
+
+  GNIO_HD uint32_t count() const { return packets[0] + packets[1]; }
+
+  GNIO_HD void merge(const FlowDelta& o) {
+    for (uint32_t k = 0; k < 2; ++k) {
+      packets[k] += o.packets[k];
+      bytes[k] += o.bytes[k];
+      tcp_flags[k] |= o.tcp_flags[k];
+    }
+    if (o.first_ns < first_ns) first_ns = o.first_ns;
+    if (o.last_ns > last_ns) last_ns = o.last_ns;
+  }
+};
+
+// Counts the packets of one update by outcome as if they had come one at a
+// time: the first packet finds, creates or takes over the entry and the
+// others find it; untracked, none of them is in the table.
+GNIO_HD inline void count_outcome(uint64_t* per_outcome, FlowOutcome o, uint32_t packets) {
+  if (o == kFlowNew || o == kFlowEvicted) {
+    per_outcome[o] += 1;
+    per_outcome[kFlowHit] += packets - 1;
+  } else {
+    per_outcome[o] += packets;
+  }
+}
+
 struct FlowTable {
   FlowEntry* slots = nullptr;
   uint32_t mask = 0;  // slot count - 1
@@ -53,7 +97,12 @@ struct FlowTable {
   // Adds one packet of `len` bytes at time `now` going in `direction`.
   GNIO_HD FlowOutcome update(const FlowKey& key, int direction, uint32_t len, uint64_t now,
                              uint32_t tcp_flags) const {
-    const uint64_t h = hash(key);
+    return apply(key, hash(key), FlowDelta::one(direction, len, now, tcp_flags));
+  }
+
+  // Adds the packets of `d` (of the flow `key`, whose hash() is `h`) in one
+  // update; the outcome is the first packet's (count_outcome()).
+  GNIO_HD FlowOutcome apply(const FlowKey& key, uint64_t h, const FlowDelta& d) const {
     uint32_t oldest = 0;
     uint64_t oldest_seen = ~0ull;
     uint64_t oldest_tag = 0;
@@ -63,8 +112,7 @@ struct FlowTable {
       if (t == 0) {
         uint64_t expected = 0;
         if (compare_exchange(&e.tag, expected, kFlowBusy)) {
-          claim(e, key, h, now);
-          add(e, direction, len, now, tcp_flags);
+          claim(e, key, h, d);
           return kFlowNew;
         }
         t = expected;
@@ -74,7 +122,7 @@ struct FlowTable {
         t = load_tag(e);
       }
       if (t == h && same(e.key, key)) {
-        add(e, direction, len, now, tcp_flags);
+        add(e, d);
         return kFlowHit;
       }
       const uint64_t seen = load_relaxed(&e.last_ns);
@@ -87,23 +135,22 @@ struct FlowTable {
     FlowEntry& victim = slots[oldest];
     uint64_t expected = oldest_tag;
     if (oldest_tag == 0 || !compare_exchange(&victim.tag, expected, kFlowBusy)) return kFlowUntracked;
-    claim(victim, key, h, now);
-    add(victim, direction, len, now, tcp_flags);
+    claim(victim, key, h, d);
     return kFlowEvicted;
   }
 
  private:
-  // Called with e.tag == kFlowBusy, held by this thread.
-  GNIO_HD static void claim(FlowEntry& e, const FlowKey& key, uint64_t h, uint64_t now) {
+  // Called with e.tag == kFlowBusy, held by this thread: the entry holds
+  // exactly `d` once the tag is published.
+  GNIO_HD static void claim(FlowEntry& e, const FlowKey& key, uint64_t h, const FlowDelta& d) {
     e.key = key;
-    store_relaxed(&e.packets[0], uint64_t{0});
-    store_relaxed(&e.packets[1], uint64_t{0});
-    store_relaxed(&e.bytes[0], uint64_t{0});
-    store_relaxed(&e.bytes[1], uint64_t{0});
-    store_relaxed(&e.first_ns, now);
-    store_relaxed(&e.last_ns, now);
-    store_relaxed(&e.tcp_flags[0], 0u);
-    store_relaxed(&e.tcp_flags[1], 0u);
+    for (uint32_t k = 0; k < 2; ++k) {
+      store_relaxed(&e.packets[k], uint64_t{d.packets[k]});
+      store_relaxed(&e.bytes[k], d.bytes[k]);
+      store_relaxed(&e.tcp_flags[k], d.tcp_flags[k]);
+    }
+    store_relaxed(&e.first_ns, d.first_ns);
+    store_relaxed(&e.last_ns, d.last_ns);
     DeviceRef<uint64_t>(e.tag).store(h, cuda::std::memory_order_release);
   }
 
@@ -115,16 +162,20 @@ struct FlowTable {
     return DeviceRef<uint64_t>(e.tag).load(cuda::std::memory_order_acquire);
   }
 
-  GNIO_HD static void add(FlowEntry& e, int direction, uint32_t len, uint64_t now, uint32_t tcp_flags) {
-    fetch_add_relaxed(&e.packets[direction], uint64_t{1});
-    fetch_add_relaxed(&e.bytes[direction], uint64_t{len});
+  GNIO_HD static void add(FlowEntry& e, const FlowDelta& d) {
+    for (uint32_t k = 0; k < 2; ++k) {
+      if (d.packets[k] == 0) continue;
+      fetch_add_relaxed(&e.packets[k], uint64_t{d.packets[k]});
+      fetch_add_relaxed(&e.bytes[k], d.bytes[k]);
+      if (d.tcp_flags[k] != 0)
+        DeviceRef<uint32_t>(e.tcp_flags[k]).fetch_or(d.tcp_flags[k], cuda::std::memory_order_relaxed);
+    }
     uint64_t first = load_relaxed(&e.first_ns);
-    while (now < first && !compare_exchange(&e.first_ns, first, now)) {
+    while (d.first_ns < first && !compare_exchange(&e.first_ns, first, d.first_ns)) {
     }
     uint64_t last = load_relaxed(&e.last_ns);
-    while (now > last && !compare_exchange(&e.last_ns, last, now)) {
+    while (d.last_ns > last && !compare_exchange(&e.last_ns, last, d.last_ns)) {
     }
-    if (tcp_flags != 0) DeviceRef<uint32_t>(e.tcp_flags[direction]).fetch_or(tcp_flags, cuda::std::memory_order_relaxed);
   }
 };
 
