@@ -1,0 +1,159 @@
+// warp_merge_flow() and warp_claim() in a kernel, against merge_flow_lanes()
+// and the ranks of the claiming lanes computed on the host. On a GPU a
+// warp is 32 lanes (the __match_any_sync and warp-reduction path); on the
+// emulated device one (the path the packet-processing kernel takes there).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "../core/test_support.hpp"
+#include "gnio/dev/app/warp_merge.hpp"
+#include "gnio/dev/kernel.hpp"
+#include "gnio/dev/thread.hpp"
+#include "gnio/persistent_kernel.hpp"
+
+namespace {
+
+using namespace gnio;
+using namespace gnio::dev::app;
+
+constexpr uint32_t kWarp = 32;
+
+struct Lane {
+  FlowKey key;
+  uint64_t hash;
+  FlowDelta delta;  // this lane's one packet
+  uint32_t tracked;
+  uint32_t wants_record;
+};
+
+struct Out {
+  FlowDelta delta;
+  uint64_t claimed;
+  uint32_t lead;
+};
+
+struct MergeKernel {
+  const Lane* in;  // sets * kWarp, GpuCpu
+  Out* out;
+  uint64_t* claim;  // GpuCpu
+  uint32_t sets;
+
+  GNIO_HD void operator()(const dev::KernelCtx&) const {
+    const uint32_t lane = dev::thread_index();
+    for (uint32_t s = 0; s < sets; ++s) {
+      const Lane& l = in[s * kWarp + lane];
+      FlowDelta d = l.delta;
+      const bool lead = warp_merge_flow(l.key, l.hash, l.tracked != 0, d);
+      const uint64_t claimed = warp_claim(claim, l.wants_record != 0);
+      Out& o = out[s * kWarp + lane];
+      o.delta = d;
+      o.claimed = claimed;
+      o.lead = lead ? 1u : 0u;
+    }
+  }
+};
+
+FlowKey key_of(uint32_t flow) {
+  FlowKey k{};
+  k.a[0] = 10;
+  k.a[3] = static_cast<uint8_t>(flow);
+  k.b[0] = 172;
+  k.port_a = static_cast<uint16_t>(2000 + flow);
+  k.port_b = 443;
+  k.proto = 6;
+  k.version = 4;
+  return k;
+}
+
+// Sets of a warp's lanes: all one flow, a few flows, an equal hash for
+// different keys, all different, then random ones.
+std::vector<Lane> make_sets(uint32_t sets) {
+  std::mt19937 rng(19);
+  std::vector<Lane> lanes(sets * kWarp);
+  for (uint32_t s = 0; s < sets; ++s)
+    for (uint32_t i = 0; i < kWarp; ++i) {
+      Lane& l = lanes[s * kWarp + i];
+      const uint32_t flow = s == 0 ? 7 : s == 3 ? i : rng() % 4;
+      l.key = key_of(flow);
+      l.tracked = s == 0 || rng() % 8 != 0;
+      l.hash = !l.tracked ? 0 : s == 2 ? uint64_t{0xabcdef} | 1u : FlowTable::hash(l.key);
+      // Time stamps on both sides of a 2^32 boundary: the 64-bit min/max.
+      const uint64_t ts = (uint64_t{1} << 32) * (rng() % 2 + 1) + rng() % 1000;
+      l.delta = l.tracked ? FlowDelta::one(static_cast<int>(rng() % 2), 64 + rng() % 9000, ts, 1u << (rng() % 8))
+                          : FlowDelta{};
+      l.wants_record = rng() % 3 == 0;
+    }
+  return lanes;
+}
+
+TEST(WarpMerge, KernelMergesAndClaimsAsTheHostReference) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  constexpr uint32_t kSets = 12;
+  const uint32_t width = gpu.emulated() ? 1u : kWarp;
+  const std::vector<Lane> lanes = make_sets(kSets);
+  auto in = gpu.alloc(lanes.size() * sizeof(Lane), MemKind::GpuCpu);
+  auto out = gpu.alloc(lanes.size() * sizeof(Out), MemKind::GpuCpu);
+  auto claim = gpu.alloc(sizeof(uint64_t), MemKind::GpuCpu);
+  ASSERT_TRUE(in && out && claim);
+  std::memcpy(in->host_ptr(), lanes.data(), lanes.size() * sizeof(Lane));
+  std::memset(out->host_ptr(), 0xff, out->size());
+  std::memset(claim->host_ptr(), 0, claim->size());
+  LaunchConfig cfg;
+  cfg.grid = 1;
+  cfg.block = width;
+  cfg.name = "warp-merge";
+  auto k = PersistentKernel::launch(gpu, cfg,
+                                    MergeKernel{static_cast<const Lane*>(in->device_ptr()),
+                                                static_cast<Out*>(out->device_ptr()),
+                                                static_cast<uint64_t*>(claim->device_ptr()), kSets});
+  ASSERT_TRUE(k.has_value()) << k.status().to_string();
+  ASSERT_TRUE(k->stop());
+  const auto* got = static_cast<const Out*>(out->host_ptr());
+
+  uint64_t next_claim = 0;
+  uint32_t leaders = 0, merged = 0;
+  for (uint32_t s = 0; s < kSets; ++s) {
+    FlowKey keys[kWarp];
+    uint64_t hashes[kWarp];
+    bool tracked[kWarp], lead[kWarp];
+    FlowDelta d[kWarp];
+    for (uint32_t i = 0; i < width; ++i) {
+      const Lane& l = lanes[s * kWarp + i];
+      keys[i] = l.key;
+      hashes[i] = l.hash;
+      tracked[i] = l.tracked != 0;
+      d[i] = l.delta;
+    }
+    merge_flow_lanes(keys, hashes, tracked, d, lead, width);
+    for (uint32_t i = 0; i < width; ++i) {
+      const Out& o = got[s * kWarp + i];
+      const std::string where = "set " + std::to_string(s) + " lane " + std::to_string(i);
+      ASSERT_EQ(o.lead != 0, lead[i]) << where;
+      if (lead[i]) {
+        ++leaders;
+        merged += d[i].count() > 1;
+        for (int dir = 0; dir < 2; ++dir) {
+          EXPECT_EQ(o.delta.packets[dir], d[i].packets[dir]) << where << " direction " << dir;
+          EXPECT_EQ(o.delta.bytes[dir], d[i].bytes[dir]) << where << " direction " << dir;
+          EXPECT_EQ(o.delta.tcp_flags[dir], d[i].tcp_flags[dir]) << where << " direction " << dir;
+        }
+        EXPECT_EQ(o.delta.first_ns, d[i].first_ns) << where;
+        EXPECT_EQ(o.delta.last_ns, d[i].last_ns) << where;
+      }
+      // Claims in lane order within the warp, warps one after the other.
+      if (lanes[s * kWarp + i].wants_record) {
+        EXPECT_EQ(o.claimed, next_claim++) << where;
+      }
+    }
+  }
+  EXPECT_EQ(*static_cast<const uint64_t*>(claim->host_ptr()), next_claim);
+  EXPECT_GT(leaders, 0u);
+  if (width == kWarp) {
+    EXPECT_GT(merged, kSets / 2) << "the sets hold packets of one flow in most warps";
+  }
+}
+
+}  // namespace
