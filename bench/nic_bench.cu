@@ -8,7 +8,11 @@
 // thread in the peer namespace sending straight to the driver; every row
 // counts what the driver took (sent) and what it refused (a full veth
 // queue; those frames are retried). Receivers run in the dut namespace:
-//   baseline  an AF_PACKET socket that only counts (recvmmsg)
+//   baseline  an AF_PACKET socket that only counts (recvmmsg), and where
+//             they are installed the tools: xdp-bench drop and xdp-filter
+//             (an XDP program that drops every frame, xdp-tools) and
+//             dpdk-testpmd in rxonly mode on net_af_packet and net_af_xdp,
+//             run as child processes (bench/nic/tools.hpp)
 //   gnio      afxdp:gnx0,mode=skb and mode=drv, and the DPDK PMDs
 //             net_af_xdp and net_af_packet on the same veth, each into the
 //             persistent kernel of gnio_bench (bench_kernels.hpp) on the
@@ -40,6 +44,7 @@
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"
 #include "netns_util.hpp"
+#include "nic/tools.hpp"
 #include "nic/traffic.hpp"
 
 using namespace gnio;
@@ -81,11 +86,14 @@ struct Row {
   // drop on a full queue and return success): its tx_dropped beyond the
   // sends it refused.
   uint64_t veth_silent_drops = 0;
+  // A tool's own count of frames it lost (testpmd's RX-missed and RX-nombuf).
+  uint64_t tool_dropped = 0;
   bool is_baseline = false;
+  std::string tool;  // the program that received, for a tool's baseline row; "" for this bench's own receivers
 
   uint64_t drops() const {
     uint64_t d = kernel.xsk_no_fill_frame + kernel.xsk_rx_ring_full + kernel.packet_ring_full + socket_dropped +
-                 veth_silent_drops;
+                 veth_silent_drops + tool_dropped;
     for (uint64_t v : gnio_dropped) d += v;
     return d;
   }
@@ -126,6 +134,7 @@ std::string drops_text(const Row& r) {
   add("af_packet ring full", r.kernel.packet_ring_full);
   add("socket queue full", r.socket_dropped);
   add("veth dropped on transmit", r.veth_silent_drops);
+  add(r.tool + " missed", r.tool_dropped);
   return s.empty() ? "0" : s;
 }
 
@@ -144,6 +153,13 @@ std::string machine(const Gpu& gpu) {
                      : "GPU " + gpu.info().name + " (" + gpu.bus_id() + ")";
   return device + "; CPU " + cpu + " x " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + "; kernel " + u.sysname +
          " " + u.release + " " + u.machine;
+}
+
+bool hugepages_reserved() {
+  std::ifstream f("/proc/meminfo");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("HugePages_Total:", 0) == 0) return std::strtoull(line.c_str() + 16, nullptr, 10) > 0;
+  return false;
 }
 
 // Sleeps `seconds`, or less after SIGINT/SIGTERM.
@@ -341,9 +357,245 @@ struct Bench {
     q->destroy();
     return r;
   }
+
+  // ---- the tools' baselines ------------------------------------------------------
+
+  nicbench::BpfFsNamespace tools_ns;
+  bool tools_ns_tried = false;
+  Status tools_ns_status;
+
+  // The mount namespace the tools run in (made once: sysfs of the dut
+  // namespace, a bpffs of their own), or why there is none.
+  Result<int> tools_mount_ns() {
+    if (!tools_ns_tried) {
+      tools_ns_tried = true;
+      auto ns = nicbench::BpfFsNamespace::create();
+      if (ns) tools_ns = std::move(*ns);
+      else tools_ns_status = ns.status();
+    }
+    if (!tools_ns_status) return tools_ns_status;
+    return tools_ns.fd();
+  }
+
+  // A tool's row with what every tool's row shares; status set when the tool cannot run here.
+  Row tool_row(const std::string& receiver, const std::string& tool, const std::string& spec, uint32_t size,
+               const char* package, nicbench::ChildOptions& child) {
+    Row r;
+    r.receiver = receiver;
+    r.tool = tool;
+    r.spec = spec;
+    r.size = size;
+    r.is_baseline = true;
+    if (nicbench::find_tool(tool).empty()) {
+      r.status = "not available: " + tool + " not found (Debian package " + package + ")";
+      return r;
+    }
+    auto ns = tools_mount_ns();
+    if (!ns) r.status = "failed: " + ns.status().to_string();
+    else child.mount_ns = *ns;
+    return r;
+  }
+
+  // xdp-bench drop: an XDP program that counts and drops every frame. It
+  // prints its total only when it ends, so its window count is that total,
+  // taken after the drain (what was still in flight at the window's end,
+  // at most the veth's queue, counts in its rate).
+  Row xdp_bench(uint32_t size, const char* mode) {
+    nicbench::ChildOptions child;
+    child.terminal = true;  // its output line by line
+    Row r = tool_row(std::string("baseline: xdp-bench drop, XDP ") + mode, "xdp-bench",
+                     std::string("xdp-bench drop -m ") + mode + " " + kDutIf, size, "xdp-tools", child);
+    if (r.status != "ok") return r;
+    auto c = nicbench::Child::start({"xdp-bench", "drop", "-m", mode, "-i", "1", kDutIf}, child);
+    if (!c) {
+      r.status = "failed: " + c.status().to_string();
+      return r;
+    }
+    nicbench::Child& bench = **c;
+    // It says which interface it drops on once the program is attached.
+    if (!bench.wait_for([](const std::string& out) { return out.find("packets on") != std::string::npos; }, 10)) {
+      const int rc = bench.interrupt(2);
+      // libbpf says why: a type missing from the kernel's BTF (xdp-tools
+      // 1.3.1 on kernel 6.18: a tracepoint its object also carries is gone),
+      // else its first complaint.
+      const std::string out = bench.output();
+      std::string reason = nicbench::last_lines(out, 1);
+      size_t why = out.find("kernel BTF");
+      why = why == std::string::npos ? out.find("libbpf: ") : out.rfind("libbpf: ", why);
+      if (why != std::string::npos)
+        reason = nicbench::last_lines(out.substr(why, out.find('\n', why) - why), 1) + " / " + reason;
+      r.status = "not available: xdp-bench could not attach its program here (exit status " + std::to_string(rc) +
+                 "): " + reason;
+      return r;
+    }
+    Status s = send_window(r, [] { return uint64_t{0}; });
+    const int rc = bench.interrupt(5);
+    const std::string out = bench.output();
+    uint64_t received = 0;
+    if (!s) r.status = "failed: " + s.to_string();
+    else if (!nicbench::number_after(out, "Packets received", received))
+      r.status = "failed: xdp-bench ended (exit status " + std::to_string(rc) +
+                 ") without its 'Packets received' total: " + nicbench::last_lines(out, 3);
+    r.received = received;
+    r.window_received = received;
+    return r;
+  }
+
+  // xdp-filter with a deny-all policy on Ethernet headers: an XDP program
+  // that drops every frame and counts it by action ('xdp-filter status'
+  // prints the counts at any time).
+  Row xdp_filter(uint32_t size) {
+    nicbench::ChildOptions child;
+    Row r = tool_row("baseline: xdp-filter deny all, XDP native", "xdp-filter",
+                     std::string("xdp-filter load -m native -p deny -f ethernet ") + kDutIf, size, "xdp-tools", child);
+    if (r.status != "ok") return r;
+    auto load = nicbench::run_tool({"xdp-filter", "load", "-m", "native", "-p", "deny", "-f", "ethernet", kDutIf}, child,
+                                   20);
+    if (!load) {
+      r.status = "failed: " + load.status().to_string();
+      return r;
+    }
+    if (load->status != 0) {
+      r.status = "not available: xdp-filter could not load its program here (exit status " +
+                 std::to_string(load->status) + "): " + nicbench::last_lines(load->output, 3);
+      return r;
+    }
+    std::string failure;
+    // Every frame the program saw, whatever its action (deny-all: XDP_DROP).
+    auto seen = [&]() -> uint64_t {
+      auto st = nicbench::run_tool({"xdp-filter", "status"}, child, 10);
+      uint64_t total = 0;
+      for (const char* action : {"XDP_ABORTED", "XDP_DROP", "XDP_PASS"}) {
+        uint64_t n = 0;
+        if (st && nicbench::number_after(st->output, action, n)) total += n;
+        else if (failure.empty())
+          failure = "'xdp-filter status' printed no " + std::string(action) + " count: " +
+                    (st ? nicbench::last_lines(st->output, 3) : st.status().to_string());
+      }
+      return total;
+    };
+    Status s = send_window(r, seen);
+    r.received = seen();
+    auto unload = nicbench::run_tool({"xdp-filter", "unload", kDutIf}, child, 20);
+    if (!s) r.status = "failed: " + s.to_string();
+    else if (!failure.empty()) r.status = "failed: " + failure;
+    else if (!unload || unload->status != 0)
+      r.status = "failed: 'xdp-filter unload " + std::string(kDutIf) + "' did not detach its program: " +
+                 (unload ? nicbench::last_lines(unload->output, 3) : unload.status().to_string());
+    return r;
+  }
+
+  // dpdk-testpmd in rxonly mode on a virtual device over gnx0, driven
+  // through its prompt on a pseudo-terminal: 'show port stats 0' gives the
+  // frames it received and missed whenever the bench asks.
+  Row testpmd(uint32_t size, const std::string& pmd) {
+    nicbench::ChildOptions child;
+    child.terminal = true;
+    const std::string vdev = pmd + "0,iface=" + kDutIf;
+    Row r = tool_row("baseline: dpdk-testpmd rxonly, " + pmd, "dpdk-testpmd", "--vdev " + vdev, size, "dpdk-dev",
+                     child);
+    if (r.status != "ok") return r;
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    // The main lcore and one forwarding lcore, the last core.
+    std::vector<std::string> argv{"dpdk-testpmd", "-l", "0," + std::to_string(std::max(cores - 1, 1L)), "--no-pci",
+                                  "--no-telemetry", "--log-level=warning", "--vdev", vdev};
+    if (hugepages_reserved()) {
+      argv.insert(argv.end(), {"--in-memory"});
+    } else {
+      argv.insert(argv.end(), {"--no-huge", "--no-shconf", "-m", "512"});
+    }
+    argv.insert(argv.end(), {"--", "-i", "--forward-mode=rxonly", "--total-num-mbufs=16384"});
+    auto c = nicbench::Child::start(argv, child);
+    if (!c) {
+      r.status = "failed: " + c.status().to_string();
+      return r;
+    }
+    nicbench::Child& pmd_app = **c;
+    const std::string prompt = "testpmd> ";
+    std::string failure;
+    // Sends a command and returns what it printed up to the next prompt.
+    auto command = [&](const std::string& line) -> std::string {
+      const size_t from = pmd_app.output().size();
+      if (Status w = pmd_app.write(line + "\n"); !w) {
+        if (failure.empty()) failure = w.to_string();
+        return "";
+      }
+      const bool answered = pmd_app.wait_for(
+          [&](const std::string& out) {
+            const size_t echo = out.find('\n', from);
+            return echo != std::string::npos && out.find(prompt, echo) != std::string::npos;
+          },
+          10);
+      const std::string out = pmd_app.output();
+      if (!answered && failure.empty())
+        failure = "dpdk-testpmd did not answer '" + line + "': " + nicbench::last_lines(out.substr(from), 3);
+      return out.substr(std::min(from, out.size()));
+    };
+    struct PortStats {
+      uint64_t received = 0, missed = 0, no_mbuf = 0;
+    };
+    auto port_stats = [&]() {
+      const std::string out = command("show port stats 0");
+      PortStats p;
+      if (!nicbench::number_after(out, "RX-packets", p.received) || !nicbench::number_after(out, "RX-missed", p.missed) ||
+          !nicbench::number_after(out, "RX-nombuf", p.no_mbuf)) {
+        if (failure.empty()) failure = "'show port stats 0' printed no RX counts: " + nicbench::last_lines(out, 3);
+      }
+      return p;
+    };
+    if (!pmd_app.wait_for([&](const std::string& out) { return out.find(prompt) != std::string::npos; }, 30)) {
+      const int rc = pmd_app.interrupt(5);
+      r.status = "failed: dpdk-testpmd did not start (exit status " + std::to_string(rc) +
+                 "): " + nicbench::last_lines(pmd_app.output(), 3);
+      return r;
+    }
+    command("start");
+    Status s = send_window(r, [&] { return port_stats().received; });
+    const PortStats end = port_stats();
+    // testpmd 22.11's net_af_packet does not count what its sockets'
+    // rings dropped; the bench reads them from the kernel (a testpmd that
+    // reads them itself leaves the rest: each drop is counted once).
+    // net_af_xdp's drops are in its RX-missed already.
+    auto sockets = nicbench::socket_drops_of(pmd_app.pid());
+    command("stop");
+    (void)pmd_app.write("quit\n");
+    pmd_app.wait(10);
+    r.received = end.received;
+    r.tool_dropped = end.missed + end.no_mbuf;
+    if (sockets) r.kernel.packet_ring_full = sockets->packet_ring_full;
+    if (!s) r.status = "failed: " + s.to_string();
+    else if (!failure.empty()) r.status = "failed: " + failure;
+    else if (!sockets) r.status = "failed: " + sockets.status().to_string();
+    return r;
+  }
 };
 
+// The row the others of its size are compared with: the tool that received
+// the most, else this bench's own AF_PACKET socket.
+const Row* ratio_base(const std::vector<Row>& rows, uint32_t size) {
+  const Row* best = nullptr;
+  for (const Row& b : rows)
+    if (b.is_baseline && !b.tool.empty() && b.size == size && b.measured() && (!best || b.mpps() > best->mpps()))
+      best = &b;
+  if (best) return best;
+  for (const Row& b : rows)
+    if (b.is_baseline && b.size == size && b.measured()) return &b;
+  return nullptr;
+}
+
 void print_table(const std::vector<Row>& rows) {
+  std::vector<uint32_t> sizes;
+  for (const Row& r : rows)
+    if (std::find(sizes.begin(), sizes.end(), r.size) == sizes.end()) sizes.push_back(r.size);
+  for (uint32_t size : sizes) {
+    const Row* base = ratio_base(rows, size);
+    std::printf("vs baseline at %u B: %s\n", size,
+                base ? ("ratio to '" + base->receiver + "' (" + (base->tool.empty() ? "no tool baseline measured, the "
+                                                                                       "bench's own socket" :
+                                                                                       "the fastest tool") + ")")
+                           .c_str()
+                     : "no baseline measured");
+  }
   std::printf(
       "\n| receiver | size | sent (Mpps) | received (Mpps) | Gbit/s | vs baseline | drops (by reason) | limited by | "
       "accounting |\n|---|---:|---:|---:|---:|---:|---|---|---|\n");
@@ -352,9 +604,8 @@ void print_table(const std::vector<Row>& rows) {
       std::printf("| %s | %u B | | | | | | %s | |\n", r.receiver.c_str(), r.size, r.status.c_str());
       continue;
     }
-    double base = 0;
-    for (const Row& b : rows)
-      if (b.is_baseline && b.size == r.size && b.measured()) base = b.mpps();
+    const Row* b = ratio_base(rows, r.size);
+    const double base = b ? b->mpps() : 0;
     std::printf("| %s | %u B | %.3f | %.3f | %.2f | %s | %s | %s | %s |\n", r.receiver.c_str(), r.size,
                 r.sender_mpps(), r.mpps(), r.gbps(), base > 0 ? fmt("%.2fx", r.mpps() / base).c_str() : "",
                 drops_text(r).c_str(), limited_by(r).c_str(),
@@ -364,7 +615,7 @@ void print_table(const std::vector<Row>& rows) {
   }
 }
 
-nlohmann::json to_json(const Row& r) {
+nlohmann::json to_json(const Row& r, const std::vector<Row>& rows) {
   nlohmann::json drops = nlohmann::json::object();
   for (size_t i = 0; i < kDropReasons; ++i)
     drops[std::string("gnio_") + std::string(drop_reason_name(static_cast<DropReason>(i)))] = r.gnio_dropped[i];
@@ -373,12 +624,16 @@ nlohmann::json to_json(const Row& r) {
   drops["af_packet_ring_full"] = r.kernel.packet_ring_full;
   drops["socket_queue_full"] = r.socket_dropped;
   drops["veth_silent"] = r.veth_silent_drops;
+  drops["tool_missed"] = r.tool_dropped;
+  const Row* base = ratio_base(rows, r.size);
+  const double ratio = base && r.measured() && base->mpps() > 0 ? r.mpps() / base->mpps() : 0;
   return {{"receiver", r.receiver}, {"spec", r.spec},       {"size", r.size},
-          {"status", r.status},     {"baseline", r.is_baseline},
+          {"status", r.status},     {"baseline", r.is_baseline}, {"tool", r.tool},
           {"sent", r.send.sent},    {"refused", r.send.refused}, {"seconds", r.send.seconds},
           {"received", r.received}, {"received_bytes", r.received_bytes}, {"window_received", r.window_received},
           {"drops", drops},         {"drops_total", r.drops()}, {"xsk_sockets", r.kernel.xsk_sockets},
-          {"mpps", r.mpps()},       {"sender_mpps", r.sender_mpps()}, {"limited_by", limited_by(r)}};
+          {"mpps", r.mpps()},       {"sender_mpps", r.sender_mpps()}, {"limited_by", limited_by(r)},
+          {"ratio_base", base ? base->receiver : ""}, {"vs_baseline", ratio}};
 }
 
 }  // namespace
@@ -443,6 +698,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (!g_interrupted) add(b.baseline(size));
+    // The tools before gnio's DPDK rows: a PMD of this process may keep its
+    // socket on gnx0 open after its row, and an XDP program of gnio's would
+    // be in the tools' way.
+    for (const char* mode : {"native", "skb"})
+      if (!g_interrupted) add(b.xdp_bench(size, mode));
+    if (!g_interrupted) add(b.xdp_filter(size));
+    for (const char* pmd : {"net_af_packet", "net_af_xdp"})
+      if (!g_interrupted) add(b.testpmd(size, pmd));
     for (const char* mode : {"skb", "drv"}) {
       if (g_interrupted) break;
       const std::string spec = std::string("afxdp:") + kDutIf + ",mode=" + mode + ",ring=" + ring;
@@ -468,7 +731,7 @@ int main(int argc, char** argv) {
   if (!o.json.empty()) {
     nlohmann::json j = {
         {"machine", where}, {"senders", b.senders}, {"seconds", o.seconds}, {"rows", nlohmann::json::array()}};
-    for (const Row& r : rows) j["rows"].push_back(to_json(r));
+    for (const Row& r : rows) j["rows"].push_back(to_json(r, rows));
     std::ofstream(o.json) << j.dump(2) << "\n";
   }
   if (g_interrupted) {

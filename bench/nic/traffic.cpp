@@ -10,6 +10,7 @@
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -235,6 +236,31 @@ Result<SinkTotals> PacketSink::stop() {
 
 // ---- receive sockets' drop counters -------------------------------------------
 
+namespace {
+
+// Adds what socket `fd` dropped, if it is an AF_XDP or AF_PACKET socket.
+void add_socket_drops(int fd, SocketDrops& d) {
+  int domain = 0;
+  socklen_t len = sizeof domain;
+  if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0) return;
+  if (domain == AF_XDP) {
+    xdp_statistics st{};
+    len = sizeof st;
+    if (getsockopt(fd, SOL_XDP, XDP_STATISTICS, &st, &len) != 0) return;
+    d.xsk_no_fill_frame += st.rx_dropped;
+    d.xsk_rx_ring_full += st.rx_ring_full;
+    ++d.xsk_sockets;
+  } else if (domain == AF_PACKET) {
+    tpacket_stats_v3 st{};  // the longest form; the kernel writes the one of the socket's ring version
+    len = sizeof st;
+    if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) != 0) return;
+    d.packet_ring_full += st.tp_drops;
+    ++d.packet_sockets;
+  }
+}
+
+}  // namespace
+
 SocketDrops socket_drops() {
   SocketDrops d;
   DIR* dir = opendir("/proc/self/fd");
@@ -242,25 +268,42 @@ SocketDrops socket_drops() {
   while (const dirent* e = readdir(dir)) {
     const int fd = std::atoi(e->d_name);
     if (fd <= 2 || fd == dirfd(dir)) continue;
-    int domain = 0;
-    socklen_t len = sizeof domain;
-    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0) continue;
-    if (domain == AF_XDP) {
-      xdp_statistics st{};
-      len = sizeof st;
-      if (getsockopt(fd, SOL_XDP, XDP_STATISTICS, &st, &len) != 0) continue;
-      d.xsk_no_fill_frame += st.rx_dropped;
-      d.xsk_rx_ring_full += st.rx_ring_full;
-      ++d.xsk_sockets;
-    } else if (domain == AF_PACKET) {
-      tpacket_stats_v3 st{};  // the longest form; the kernel writes the one of the socket's ring version
-      len = sizeof st;
-      if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) != 0) continue;
-      d.packet_ring_full += st.tp_drops;
-      ++d.packet_sockets;
-    }
+    add_socket_drops(fd, d);
   }
   closedir(dir);
+  return d;
+}
+
+Result<SocketDrops> socket_drops_of(pid_t pid) {
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return os_error("pidfd_open of process " + std::to_string(pid), errno, "a kernel of 5.3 or later has it");
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* dir = opendir(fds.c_str());
+  if (!dir) {
+    const int err = errno;
+    close(pidfd);
+    return os_error("opendir " + fds, err, "the process has ended");
+  }
+  SocketDrops d;
+  Status failed = Status::ok();
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    // Only sockets are worth a copy of the descriptor.
+    char target[64] = {};
+    const std::string link = fds + "/" + e->d_name;
+    if (readlink(link.c_str(), target, sizeof target - 1) <= 0 || std::strncmp(target, "socket:", 7) != 0) continue;
+    const int fd = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, std::atoi(e->d_name), 0));
+    if (fd < 0) {
+      failed = os_error("pidfd_getfd of descriptor " + std::string(e->d_name) + " of process " + std::to_string(pid),
+                        errno, "run as root; a kernel of 5.6 or later has it");
+      break;
+    }
+    add_socket_drops(fd, d);
+    close(fd);
+  }
+  closedir(dir);
+  close(pidfd);
+  if (!failed) return failed;
   return d;
 }
 

@@ -4,6 +4,8 @@
 // drop counters of this process's AF_XDP sockets.
 #pragma once
 
+#include <sys/types.h>
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -92,6 +94,10 @@ struct SocketDrops {
   uint32_t packet_sockets = 0;
 };
 SocketDrops socket_drops();
+// The same for the sockets of another process (copies of its descriptors,
+// pidfd_getfd: root, kernel 5.6 or later). Its AF_PACKET statistics reset
+// on the read as well.
+Result<SocketDrops> socket_drops_of(pid_t pid);
 
 // The veth's count of frames it dropped on transmit (IFLA_STATS64
 // tx_dropped of `ifname`, calling thread's namespace). Kernels that drop on
