@@ -367,6 +367,7 @@ Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem, uint32_t blo
   ring.released = ring.claim + 8;
   ring.desc_mask = n - 1;
   ring.stride_shift = static_cast<uint32_t>(std::countr_zero(buf));
+  ring.release_step = std::max(1u, n / 8);  // as the engine sets it: one frame per stride here
   bench::QueueSet set;
   set.rxq[set.count++] = dev::Rxq(ring);
   const uint32_t grid = gpu.emulated() ? 1u : blocks;

@@ -175,6 +175,10 @@ Status RxEngine::allocate() {
   dev_ring_.released = static_cast<uint64_t*>(claim_.device_ptr()) + 8;
   dev_ring_.desc_mask = ndesc_ - 1;
   dev_ring_.stride_shift = stride_shift_;
+  // An eighth of the frames the ring holds at the largest frame size.
+  const uint32_t strides_per_frame = std::max<uint32_t>(1, (max_frame_ + q_.stride_size - 1) >> stride_shift_);
+  const uint32_t capacity = in_place_ ? ndesc_ : std::min(ndesc_, nstrides_ / strides_per_frame);
+  dev_ring_.release_step = std::max<uint32_t>(1, capacity / 8);
 
 #if GNIO_HAVE_CUDA
   if (!gpu.emulated) {

@@ -81,6 +81,18 @@ GNIO_HD GNIO_FORCEINLINE T load_before_fence(T* p) {
 template <typename T>
 using DeviceRef = cuda::atomic_ref<T, cuda::thread_scope_device>;
 
+// Acquire/release between threads of one GPU only (device memory the host
+// does not read): no system-scope fence.
+template <typename T>
+GNIO_HD GNIO_FORCEINLINE T load_acquire_device(T* p) {
+  return DeviceRef<T>(*p).load(cuda::std::memory_order_acquire);
+}
+
+template <typename T>
+GNIO_HD GNIO_FORCEINLINE void store_release_device(T* p, T v) {
+  DeviceRef<T>(*p).store(v, cuda::std::memory_order_release);
+}
+
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE bool compare_exchange(T* p, T& expected, T desired) {
   return DeviceRef<T>(*p).compare_exchange_strong(expected, desired, cuda::std::memory_order_acq_rel,

@@ -32,6 +32,11 @@ struct RxRing {
   uint64_t* released = nullptr;  // device copy of `consumer`: receivers wait on it to release in order
   uint32_t desc_mask = 0;
   uint32_t stride_shift = 0;
+  // While a backlog remains, the kernel stores `consumer` (a system-scope
+  // release) only when its releases cross a multiple of this many
+  // descriptors, and always when a burst took every published descriptor.
+  // The engine sizes it to an eighth of what the ring holds; 1: every burst.
+  uint32_t release_step = 1;
 };
 
 enum TxFlags : uint32_t {

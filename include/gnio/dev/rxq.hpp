@@ -30,13 +30,15 @@ class Packet {
 class RxBurst {
  public:
   RxBurst() = default;
-  GNIO_HD RxBurst(const RxRing& ring, uint64_t first, uint32_t count, Status status)
+  GNIO_HD RxBurst(const RxRing& ring, uint64_t first, uint32_t count, Status status, bool drained = false)
       : data_(ring.data), desc_(ring.desc), desc_mask_(ring.desc_mask), first_(first), count_(count),
-        status_(status) {}
+        status_(status), drained_(drained) {}
 
   GNIO_HD uint32_t count() const { return count_; }
   GNIO_HD uint64_t first() const { return first_; }
   GNIO_HD Status status() const { return status_; }
+  // The burst took every descriptor published when it was claimed.
+  GNIO_HD bool drained() const { return drained_; }
   GNIO_HD Packet operator[](uint32_t i) const {
     const RxDesc* d = &desc_[(first_ + i) & desc_mask_];
     return Packet(data_ + d->offset, d);
@@ -49,6 +51,7 @@ class RxBurst {
   uint64_t first_ = 0;
   uint32_t count_ = 0;
   Status status_ = Status::Success;
+  bool drained_ = false;
 };
 
 class Rxq {
@@ -67,18 +70,22 @@ class Rxq {
 #if GNIO_DEVICE_PASS
       uint64_t first = 0;
       uint32_t count = 0;
-      int32_t st = 0;
+      int32_t st = 0, drained = 0;
       if (lane_index() == 0) {
         RxBurst b = receive_one(max_pkts, timeout_ns);
         first = b.first();
         count = b.count();
         st = static_cast<int32_t>(b.status());
+        drained = b.drained();
       }
+      // A shuffle does not order memory: the barrier carries the leader's
+      // acquire of the producer index to the other lanes' reads.
+      __syncwarp();
       first = __shfl_sync(0xffffffffu, first, 0);
       count = __shfl_sync(0xffffffffu, count, 0);
       st = __shfl_sync(0xffffffffu, st, 0);
-      acquire_ring();
-      return RxBurst(ring_, first, count, static_cast<Status>(st));
+      drained = __shfl_sync(0xffffffffu, drained, 0);
+      return RxBurst(ring_, first, count, static_cast<Status>(st), drained != 0);
 #else
       return receive_one(max_pkts, timeout_ns);
 #endif
@@ -87,16 +94,19 @@ class Rxq {
       __shared__ uint64_t first;
       __shared__ uint32_t count;
       __shared__ int32_t st;
+      __shared__ bool drained;
       __syncthreads();
       if (threadIdx.x == 0) {
         RxBurst b = receive_one(max_pkts, timeout_ns);
         first = b.first();
         count = b.count();
         st = static_cast<int32_t>(b.status());
+        drained = b.drained();
       }
+      // The barrier carries the leader's acquire of the producer index to
+      // every thread's reads of the burst.
       __syncthreads();
-      acquire_ring();
-      return RxBurst(ring_, first, count, static_cast<Status>(st));
+      return RxBurst(ring_, first, count, static_cast<Status>(st), drained);
 #else
       return receive_one(max_pkts, timeout_ns);
 #endif
@@ -124,11 +134,6 @@ class Rxq {
   GNIO_HD const RxRing& ring() const { return ring_; }
 
  private:
-  // The leader's acquire of the producer index orders only its own reads;
-  // every thread of the scope reads the burst, so each acquires the index
-  // itself (already past the burst), or it may see ring bytes of the last lap.
-  GNIO_HD void acquire_ring() const { (void)load_acquire(ring_.producer); }
-
   GNIO_HD RxBurst receive_one(uint32_t max_pkts, uint64_t timeout_ns) const {
     if (max_pkts == 0) return RxBurst(ring_, 0, 0, Status::InvalidValue);
     uint64_t deadline = 0;
@@ -138,7 +143,7 @@ class Rxq {
       if (p > c) {
         uint64_t avail = p - c;
         uint32_t n = avail < max_pkts ? static_cast<uint32_t>(avail) : max_pkts;
-        if (compare_exchange(ring_.claim, c, c + n)) return RxBurst(ring_, c, n, Status::Success);
+        if (compare_exchange(ring_.claim, c, c + n)) return RxBurst(ring_, c, n, Status::Success, n == avail);
         continue;
       }
       uint64_t now = now_ns();
@@ -148,18 +153,28 @@ class Rxq {
     }
   }
 
+  // Releases are in order: a receiver waits for the device copy of the
+  // consumer index (a PCIe read per poll would be slow) to reach its burst,
+  // tells the engine, then lets the next receiver go at device scope.
+  //
+  // Telling the engine is a system-scope release, whose fence waits for the
+  // block's writes to host memory to land, so while a backlog remains the
+  // engine hears in steps of RxRing::release_step (as a NIC's descriptors
+  // are refilled in batches), and a burst that drained the ring always
+  // tells: the last burst of a backlog is such a burst, so every release
+  // reaches the engine.
   GNIO_HD Status release_one(const RxBurst& b) const {
     if (b.count() == 0) return Status::Success;
-    // Wait for earlier bursts on the device copy (a PCIe read per poll would
-    // be slow), publish to the engine, then let the next receiver go.
     for (uint32_t spins = 0;; ++spins) {
-      uint64_t c = load_acquire(ring_.released);
+      uint64_t c = load_acquire_device(ring_.released);
       if (c == b.first()) break;
       if (c > b.first()) return Status::BadState;  // released twice
       backoff(spins);
     }
-    store_release(ring_.consumer, b.first() + b.count());
-    store_release(ring_.released, b.first() + b.count());
+    const uint64_t end = b.first() + b.count();
+    const uint64_t step = ring_.release_step > 1 ? ring_.release_step : 1;
+    if (b.drained() || b.first() / step != end / step) store_release(ring_.consumer, end);
+    store_release_device(ring_.released, end);
     return Status::Success;
   }
 
