@@ -2,6 +2,7 @@
 // and the ranks of the claiming lanes computed on the host. On a GPU a
 // warp is 32 lanes (the __match_any_sync and warp-reduction path); on the
 // emulated device one (the path the packet-processing kernel takes there).
+// On a GPU also the warp-wide checksum sum against the host's.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "../core/test_support.hpp"
+#include "gnio/dev/app/analyze.hpp"
 #include "gnio/dev/app/warp_merge.hpp"
 #include "gnio/dev/kernel.hpp"
 #include "gnio/dev/thread.hpp"
@@ -56,6 +58,29 @@ struct MergeKernel {
   }
 };
 
+// Each lane sums its region of `bytes` (offset and length per lane and set).
+struct SumKernel {
+  const uint8_t* bytes;    // sets * kWarp slots of kSlot bytes
+  const uint32_t* offset;  // per lane and set
+  const uint32_t* length;  // 0: no region
+  uint16_t* sum;
+  uint32_t sets;
+  static constexpr uint32_t kSlot = 2048;
+
+  GNIO_HD void operator()(const dev::KernelCtx&) const {
+    const uint32_t lane = dev::thread_index();
+    for (uint32_t s = 0; s < sets; ++s) {
+      const uint32_t i = s * kWarp + lane;
+      const uint8_t* region = bytes + size_t{i} * kSlot + offset[i];
+#if GNIO_DEVICE_PASS
+      sum[i] = warp_ones_complement_sum(length[i] != 0 ? region : nullptr, length[i]);
+#else
+      sum[i] = dev::ones_complement_sum(region, length[i]);
+#endif
+    }
+  }
+};
+
 FlowKey key_of(uint32_t flow) {
   FlowKey k{};
   k.a[0] = 10;
@@ -91,6 +116,7 @@ std::vector<Lane> make_sets(uint32_t sets) {
 
 TEST(WarpMerge, KernelMergesAndClaimsAsTheHostReference) {
   GNIO_OPEN_TEST_GPU(gpu);
+  if (test::test_gpu_id() == "auto" && gpu.emulated()) GTEST_SKIP() << "no CUDA device: auto opened the emulated device";
   constexpr uint32_t kSets = 12;
   const uint32_t width = gpu.emulated() ? 1u : kWarp;
   const std::vector<Lane> lanes = make_sets(kSets);
@@ -153,6 +179,48 @@ TEST(WarpMerge, KernelMergesAndClaimsAsTheHostReference) {
   EXPECT_GT(leaders, 0u);
   if (width == kWarp) {
     EXPECT_GT(merged, kSets / 2) << "the sets hold packets of one flow in most warps";
+  }
+}
+
+TEST(WarpMerge, WarpChecksumSumEqualsTheHostSum) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  if (gpu.emulated()) GTEST_SKIP() << "no CUDA device: the warp-wide sum runs on a GPU only";
+  constexpr uint32_t kSets = 16, kLanes = kSets * kWarp;
+  std::mt19937 rng(23);
+  std::vector<uint8_t> bytes(size_t{kLanes} * SumKernel::kSlot);
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+  std::vector<uint32_t> offset(kLanes), length(kLanes);
+  for (uint32_t i = 0; i < kLanes; ++i) {
+    // Every start and end parity and alignment; lengths 0..1600, some short.
+    offset[i] = rng() % 64;
+    length[i] = i % 7 == 0 ? rng() % 24 : rng() % 1601;
+    if (i % 11 == 0) length[i] = 0;
+  }
+  auto dbytes = gpu.alloc(bytes.size(), MemKind::GpuCpu);
+  auto doff = gpu.alloc(kLanes * sizeof(uint32_t), MemKind::GpuCpu);
+  auto dlen = gpu.alloc(kLanes * sizeof(uint32_t), MemKind::GpuCpu);
+  auto dsum = gpu.alloc(kLanes * sizeof(uint16_t), MemKind::GpuCpu);
+  ASSERT_TRUE(dbytes && doff && dlen && dsum);
+  std::memcpy(dbytes->host_ptr(), bytes.data(), bytes.size());
+  std::memcpy(doff->host_ptr(), offset.data(), kLanes * sizeof(uint32_t));
+  std::memcpy(dlen->host_ptr(), length.data(), kLanes * sizeof(uint32_t));
+  std::memset(dsum->host_ptr(), 0xee, dsum->size());
+  LaunchConfig cfg;
+  cfg.grid = 1;
+  cfg.block = kWarp;
+  cfg.name = "warp-sum";
+  auto k = PersistentKernel::launch(
+      gpu, cfg,
+      SumKernel{static_cast<const uint8_t*>(dbytes->device_ptr()), static_cast<const uint32_t*>(doff->device_ptr()),
+                static_cast<const uint32_t*>(dlen->device_ptr()), static_cast<uint16_t*>(dsum->device_ptr()), kSets});
+  ASSERT_TRUE(k.has_value()) << k.status().to_string();
+  ASSERT_TRUE(k->stop());
+  const auto* got = static_cast<const uint16_t*>(dsum->host_ptr());
+  for (uint32_t i = 0; i < kLanes; ++i) {
+    const uint16_t want =
+        length[i] == 0 ? 0 : dev::ones_complement_sum(bytes.data() + size_t{i} * SumKernel::kSlot + offset[i], length[i]);
+    EXPECT_EQ(got[i], want) << "lane " << i % kWarp << " set " << i / kWarp << ": offset " << offset[i] << ", "
+                            << length[i] << " bytes";
   }
 }
 

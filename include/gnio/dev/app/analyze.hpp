@@ -546,24 +546,43 @@ GNIO_HD inline void fill_record(const uint8_t* p, const Analysis& a, Record& r) 
 
 #if defined(__CUDACC__)
 // The ones' complement sum of `bytes` bytes at `region` for every lane of a
-// warp (0 bytes: nothing to sum), by the whole warp one packet at a time:
-// lanes read consecutive 16-bit words, so a load touches one or two
-// 128-byte lines, where a lane summing its own packet makes every load
-// touch 32 packets (on the H200 that held the parser at a third of what
-// the queue delivered at 1500 B). Every lane of the warp must call it.
+// warp (0 bytes: nothing to sum), as ones_complement_sum() gives it, by the
+// whole warp one packet at a time: each lane loads 16 aligned bytes, so one
+// load instruction of the warp covers 512 bytes of the packet (a lane
+// summing its own packet made every load touch 32 packets; on the H200
+// that held the parser at a third of what the queue delivered at 1500 B).
+// The aligned blocks at either end are read whole, the bytes outside the
+// region counted as zero: a 16-byte block never crosses a page. Every
+// lane of the warp must call it.
 __device__ inline uint16_t warp_ones_complement_sum(const uint8_t* region, uint32_t bytes) {
   constexpr uint32_t kAll = 0xffffffffu;
+  constexpr uintptr_t kBlock = 16;
   const uint32_t lane = threadIdx.x & 31u;
   uint16_t mine = 0;
   for (uint32_t k = 0; k < 32; ++k) {
     const uint32_t n = __shfl_sync(kAll, bytes, k);
     if (n == 0) continue;  // the same for every lane
-    const auto* q = reinterpret_cast<const uint8_t*>(__shfl_sync(kAll, reinterpret_cast<uintptr_t>(region), k));
+    const uintptr_t start = __shfl_sync(kAll, reinterpret_cast<uintptr_t>(region), k);
+    const uintptr_t end = start + n;
+    const uintptr_t base = start & ~(kBlock - 1);
+    // Little-endian 16-bit halves: a byte at an even address is a low byte.
     uint64_t sum = 0;
-    for (uint32_t i = lane; i < n / 2; i += 32) sum += (uint32_t{q[2 * i]} << 8) | q[2 * i + 1];
-    if (lane == 0 && (n & 1u) != 0) sum += uint32_t{q[n - 1]} << 8;
+    for (uintptr_t at = base + lane * kBlock; at < end; at += 32 * kBlock) {
+      const uint4 v = *reinterpret_cast<const uint4*>(at);
+      uint32_t w[4] = {v.x, v.y, v.z, v.w};
+      if (at < start || at + kBlock > end)
+        for (uint32_t i = 0; i < kBlock; ++i)
+          if (at + i < start || at + i >= end) w[i / 4] &= ~(0xFFu << (8 * (i % 4)));
+      for (uint32_t j = 0; j < 4; ++j) sum += (w[j] & 0xFFFFu) + (w[j] >> 16);
+    }
     for (uint32_t d = 16; d > 0; d >>= 1) sum += __shfl_xor_sync(kAll, sum, d);
-    if (lane == k) mine = static_cast<uint16_t>(dev::detail::fold16(sum));
+    if (lane == k) {
+      // Big-endian words of the region start at `start`: where it is even,
+      // the halves summed are those words byte-swapped.
+      const uint32_t folded = dev::detail::fold16(sum);
+      const uint32_t swapped = ((folded & 0xFFu) << 8) | (folded >> 8);
+      mine = static_cast<uint16_t>((start & 1u) == 0 ? swapped : folded);
+    }
   }
   return mine;
 }

@@ -170,12 +170,11 @@ struct FlowTable {
       if (d.tcp_flags[k] != 0)
         DeviceRef<uint32_t>(e.tcp_flags[k]).fetch_or(d.tcp_flags[k], cuda::std::memory_order_relaxed);
     }
-    uint64_t first = load_relaxed(&e.first_ns);
-    while (d.first_ns < first && !compare_exchange(&e.first_ns, first, d.first_ns)) {
-    }
-    uint64_t last = load_relaxed(&e.last_ns);
-    while (d.last_ns > last && !compare_exchange(&e.last_ns, last, d.last_ns)) {
-    }
+    // Atomic min and max whose results go unused: on the GPU a reduction
+    // the thread does not wait for, where a compare-and-swap loop waited
+    // for a load and the swap on every packet.
+    DeviceRef<uint64_t>(e.first_ns).fetch_min(d.first_ns, cuda::std::memory_order_relaxed);
+    DeviceRef<uint64_t>(e.last_ns).fetch_max(d.last_ns, cuda::std::memory_order_relaxed);
   }
 };
 
