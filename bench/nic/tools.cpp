@@ -163,7 +163,7 @@ Result<std::unique_ptr<Child>> Child::start(const std::vector<std::string>& argv
       return os_error(std::string("open ") + name, err, "check that /dev/pts is mounted");
     }
     c->out_ = master;
-    c->in_ = dup(master);
+    c->in_ = fcntl(master, F_DUPFD_CLOEXEC, 0);
     child_in = child_out = slave;
   } else {
     int in[2], out[2];
@@ -320,9 +320,9 @@ std::string last_lines(const std::string& output, size_t lines) {
   return out;
 }
 
-bool number_after(const std::string& text, const std::string& label, uint64_t& value, size_t from) {
+bool number_after(const std::string& text, const std::string& label, uint64_t& value) {
   const size_t at = text.rfind(label);
-  if (at == std::string::npos || at < from) return false;
+  if (at == std::string::npos) return false;
   size_t i = at + label.size();
   while (i < text.size() && (text[i] == ' ' || text[i] == ':' || text[i] == '\t')) ++i;
   if (i >= text.size() || text[i] < '0' || text[i] > '9') return false;

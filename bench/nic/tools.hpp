@@ -58,17 +58,16 @@ class Child {
   std::string output() const;
   // Waits until `done(output)` or the child ended or `seconds` passed; returns done's last answer.
   bool wait_for(const std::function<bool(const std::string&)>& done, double seconds) const;
-  bool running() const;
   // SIGINT, then SIGKILL if it has not ended after `seconds`; the exit status
   // (128 + signal when a signal ended it).
   int interrupt(double seconds);
   // Waits for it to end by itself; SIGKILL after `seconds`.
   int wait(double seconds);
-  const std::string& name() const { return name_; }
   pid_t pid() const { return pid_; }
 
  private:
   Child() = default;
+  bool running() const;
   void read_output();
   std::string name_;
   pid_t pid_ = -1;
@@ -90,8 +89,8 @@ Result<ToolResult> run_tool(const std::vector<std::string>& argv, const ChildOpt
 
 // The last `lines` non-empty lines of a tool's output on one line, for a row's status.
 std::string last_lines(const std::string& output, size_t lines);
-// The number after `label` in `text` (the last occurrence at or after `from`), digits grouped
-// with ',' allowed; nullopt-like false when there is none.
-bool number_after(const std::string& text, const std::string& label, uint64_t& value, size_t from = 0);
+// The number after the last `label` in `text` (spaces and ':' between,
+// digits grouped with ',' allowed); false when there is none.
+bool number_after(const std::string& text, const std::string& label, uint64_t& value);
 
 }  // namespace gnio::nicbench
