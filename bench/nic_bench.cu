@@ -127,19 +127,19 @@ const Row* ratio_base(const std::vector<Row>& rows, uint32_t size) {
 
 // Which side bounds the row: a receiver that got (almost) all that was sent
 // without pushing back did not limit it; refusals and drops say it did. On
-// veth the sending CPU also runs the receiver's kernel path: a sender that
-// sent clearly less here than into the ratio base says so.
+// veth the sending CPU also runs the receiver's kernel path, and the
+// receiver's threads share the cores: a sender that sent clearly less here
+// than into the ratio base was slowed by this receiver.
 std::string limited_by(const Row& r, const std::vector<Row>& rows) {
   if (!r.measured() || r.send.sent == 0) return "";
   const double got = 100.0 * r.received / r.send.sent;
   const double refused = 100.0 * r.send.refused / (r.send.sent + r.send.refused);
   if (got >= 99.0 && refused < 1.0) {
-    std::string why = "sender (receiver got " + fmt("%.1f", got) + " % of sent";
     const Row* base = ratio_base(rows, r.size);
     if (base && base != &r && r.sender_mpps() < 0.9 * base->sender_mpps())
-      why += "; the same sender reached " + fmt("%.3f", base->sender_mpps()) +
-             " Mpps into the base: on veth it also runs the receiver's kernel path";
-    return why + ")";
+      return "sender, slowed by this receiver (got " + fmt("%.1f", got) + " % of sent; " +
+             fmt("%.3f", base->sender_mpps()) + " Mpps sent into the base)";
+    return "sender (receiver got " + fmt("%.1f", got) + " % of sent)";
   }
   std::string why = "receiver (got " + fmt("%.1f", got) + " % of sent";
   if (refused >= 1.0) why += ", " + fmt("%.1f", refused) + " % of sends refused by the full veth queue";

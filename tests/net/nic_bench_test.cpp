@@ -108,6 +108,11 @@ TEST(NicBench, QuickRunAccountsForEveryFrame) {
     }
     EXPECT_GT(r["mpps"].get<double>(), 0.0);
     mpps[{receiver, size}] = r["mpps"].get<double>();
+    // A receiver that lost more than 1 % is what limited its row.
+    const std::string limit = r["limited_by"];
+    if (100 * received < 99 * sent) {
+      EXPECT_EQ(limit.rfind("receiver (got ", 0), 0u) << limit;
+    }
     if (receiver.find("AF_XDP") != std::string::npos) {
       EXPECT_EQ(r["xsk_sockets"].get<uint32_t>(), 1u);
     }
