@@ -10,7 +10,8 @@
 // queue; those frames are retried). Receivers run in the dut namespace:
 //   baseline  an AF_PACKET socket that only counts (recvmmsg), and where
 //             they are installed the tools: xdp-bench drop and xdp-filter
-//             (an XDP program that drops every frame, xdp-tools) and
+//             (an XDP program that drops every frame, xdp-tools; native
+//             and skb mode) and
 //             dpdk-testpmd in rxonly mode on net_af_packet and net_af_xdp,
 //             run as child processes (bench/nic/tools.hpp)
 //   gnio      afxdp:gnx0,mode=skb and mode=drv, and the DPDK PMDs
@@ -468,13 +469,13 @@ struct Bench {
   // xdp-filter with a deny-all policy on Ethernet headers: an XDP program
   // that drops every frame and counts it by action ('xdp-filter status'
   // prints the counts at any time).
-  Row xdp_filter(uint32_t size) {
+  Row xdp_filter(uint32_t size, const char* mode) {
     nicbench::ChildOptions child;
-    Row r = tool_row("baseline: xdp-filter deny all, XDP native", "xdp-filter",
-                     std::string("xdp-filter load -m native -p deny -f ethernet ") + kDutIf, size, "xdp-tools", child);
+    Row r = tool_row(std::string("baseline: xdp-filter deny all, XDP ") + mode, "xdp-filter",
+                     std::string("xdp-filter load -m ") + mode + " -p deny -f ethernet " + kDutIf, size, "xdp-tools",
+                     child);
     if (r.status != "ok") return r;
-    auto load = nicbench::run_tool({"xdp-filter", "load", "-m", "native", "-p", "deny", "-f", "ethernet", kDutIf}, child,
-                                   20);
+    auto load = nicbench::run_tool({"xdp-filter", "load", "-m", mode, "-p", "deny", "-f", "ethernet", kDutIf}, child, 20);
     if (!load) {
       r.status = "failed: " + load.status().to_string();
       return r;
@@ -714,7 +715,8 @@ int main(int argc, char** argv) {
     // be in the tools' way.
     for (const char* mode : {"native", "skb"})
       if (!g_interrupted) add(b.xdp_bench(size, mode));
-    if (!g_interrupted) add(b.xdp_filter(size));
+    for (const char* mode : {"native", "skb"})
+      if (!g_interrupted) add(b.xdp_filter(size, mode));
     for (const char* pmd : {"net_af_packet", "net_af_xdp"})
       if (!g_interrupted) add(b.testpmd(size, pmd));
     for (const char* mode : {"skb", "drv"}) {

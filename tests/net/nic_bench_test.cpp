@@ -121,6 +121,7 @@ TEST(NicBench, QuickRunAccountsForEveryFrame) {
     for (const char* receiver :
          {"baseline: AF_PACKET socket, counts only", "baseline: xdp-bench drop, XDP native",
           "baseline: xdp-bench drop, XDP skb", "baseline: xdp-filter deny all, XDP native",
+          "baseline: xdp-filter deny all, XDP skb",
           "baseline: dpdk-testpmd rxonly, net_af_packet", "baseline: dpdk-testpmd rxonly, net_af_xdp",
           "gnio AF_XDP skb mode", "gnio AF_XDP drv mode", "gnio DPDK net_af_xdp", "gnio DPDK net_af_packet"})
       EXPECT_TRUE(seen.count({receiver, size})) << "no row " << receiver << " " << size << " B\n" << printed;
