@@ -106,7 +106,7 @@ if has bench; then
     echo "echo loop, 100000 packets, mem=$mem: rc=$rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s"
   done
   # The reference application against receive-only and one host core.
-  timeout 150 "$b/bench/app_bench" --gpu auto --row-limit 30 "${quick[@]}" >"$OUT/app-bench.txt" 2>&1
+  timeout 300 "$b/bench/app_bench" --gpu auto --row-limit 30 "${quick[@]}" >"$OUT/app-bench.txt" 2>&1
   echo "app_bench rc=$?"
   grep -E "packets finished|^(machine|setup):|^error:|\| NO \|$" "$OUT/app-bench.txt"
   sed -n '/^| traffic | variant |/,/^$/p' "$OUT/app-bench.txt"

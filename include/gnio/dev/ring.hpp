@@ -29,13 +29,13 @@ struct RxRing {
   uint64_t* producer = nullptr;  // descriptors published by the engine (ring memory)
   uint64_t* consumer = nullptr;  // descriptors released by the kernel (pinned host)
   uint64_t* claim = nullptr;     // next descriptor handed to a receiver (device)
-  uint64_t* released = nullptr;  // device copy of `consumer`: receivers wait on it to release in order
+  uint64_t* released = nullptr;  // device: descriptors released; receivers wait on it to release in order
+  uint64_t* told = nullptr;      // device: told[0] the value last stored to `consumer`, told[8] a lock word
   uint32_t desc_mask = 0;
   uint32_t stride_shift = 0;
-  // While a backlog remains, the kernel stores `consumer` (a system-scope
-  // release) only when its releases cross a multiple of this many
-  // descriptors, and always when a burst took every published descriptor.
-  // The engine sizes it to an eighth of what the ring holds; 1: every burst.
+  // Releases store `consumer` (a system-scope release) when they cross a
+  // multiple of this many descriptors; a receiver that finds the ring empty
+  // stores it too. The engine sizes it to an eighth of what the ring holds.
   uint32_t release_step = 1;
 };
 

@@ -30,15 +30,13 @@ class Packet {
 class RxBurst {
  public:
   RxBurst() = default;
-  GNIO_HD RxBurst(const RxRing& ring, uint64_t first, uint32_t count, Status status, bool drained = false)
+  GNIO_HD RxBurst(const RxRing& ring, uint64_t first, uint32_t count, Status status)
       : data_(ring.data), desc_(ring.desc), desc_mask_(ring.desc_mask), first_(first), count_(count),
-        status_(status), drained_(drained) {}
+        status_(status) {}
 
   GNIO_HD uint32_t count() const { return count_; }
   GNIO_HD uint64_t first() const { return first_; }
   GNIO_HD Status status() const { return status_; }
-  // The burst took every descriptor published when it was claimed.
-  GNIO_HD bool drained() const { return drained_; }
   GNIO_HD Packet operator[](uint32_t i) const {
     const RxDesc* d = &desc_[(first_ + i) & desc_mask_];
     return Packet(data_ + d->offset, d);
@@ -51,7 +49,6 @@ class RxBurst {
   uint64_t first_ = 0;
   uint32_t count_ = 0;
   Status status_ = Status::Success;
-  bool drained_ = false;
 };
 
 class Rxq {
@@ -70,13 +67,12 @@ class Rxq {
 #if GNIO_DEVICE_PASS
       uint64_t first = 0;
       uint32_t count = 0;
-      int32_t st = 0, drained = 0;
+      int32_t st = 0;
       if (lane_index() == 0) {
         RxBurst b = receive_one(max_pkts, timeout_ns);
         first = b.first();
         count = b.count();
         st = static_cast<int32_t>(b.status());
-        drained = b.drained();
       }
       // A shuffle does not order memory: the barrier carries the leader's
       // acquire of the producer index to the other lanes' reads.
@@ -84,8 +80,7 @@ class Rxq {
       first = __shfl_sync(0xffffffffu, first, 0);
       count = __shfl_sync(0xffffffffu, count, 0);
       st = __shfl_sync(0xffffffffu, st, 0);
-      drained = __shfl_sync(0xffffffffu, drained, 0);
-      return RxBurst(ring_, first, count, static_cast<Status>(st), drained != 0);
+      return RxBurst(ring_, first, count, static_cast<Status>(st));
 #else
       return receive_one(max_pkts, timeout_ns);
 #endif
@@ -94,19 +89,17 @@ class Rxq {
       __shared__ uint64_t first;
       __shared__ uint32_t count;
       __shared__ int32_t st;
-      __shared__ bool drained;
       __syncthreads();
       if (threadIdx.x == 0) {
         RxBurst b = receive_one(max_pkts, timeout_ns);
         first = b.first();
         count = b.count();
         st = static_cast<int32_t>(b.status());
-        drained = b.drained();
       }
       // The barrier carries the leader's acquire of the producer index to
       // every thread's reads of the burst.
       __syncthreads();
-      return RxBurst(ring_, first, count, static_cast<Status>(st), drained);
+      return RxBurst(ring_, first, count, static_cast<Status>(st));
 #else
       return receive_one(max_pkts, timeout_ns);
 #endif
@@ -143,26 +136,32 @@ class Rxq {
       if (p > c) {
         uint64_t avail = p - c;
         uint32_t n = avail < max_pkts ? static_cast<uint32_t>(avail) : max_pkts;
-        if (compare_exchange(ring_.claim, c, c + n)) return RxBurst(ring_, c, n, Status::Success, n == avail);
+        if (compare_exchange(ring_.claim, c, c + n)) return RxBurst(ring_, c, n, Status::Success);
         continue;
       }
+      // Nothing to receive: the engine hears of every release by now.
+      if ((spins & 7u) == 7u) tell_engine();
       uint64_t now = now_ns();
       if (deadline == 0) deadline = now + timeout_ns;
-      if (now >= deadline) return RxBurst(ring_, c, 0, Status::Success);
+      if (now >= deadline) {
+        tell_engine();
+        return RxBurst(ring_, c, 0, Status::Success);
+      }
       backoff(spins);
     }
   }
 
-  // Releases are in order: a receiver waits for the device copy of the
-  // consumer index (a PCIe read per poll would be slow) to reach its burst,
-  // tells the engine, then lets the next receiver go at device scope.
-  //
-  // Telling the engine is a system-scope release, whose fence waits for the
-  // block's writes to host memory to land, so while a backlog remains the
-  // engine hears in steps of RxRing::release_step (as a NIC's descriptors
-  // are refilled in batches), and a burst that drained the ring always
-  // tells: the last burst of a backlog is such a burst, so every release
-  // reaches the engine.
+  // Releases are in order: a receiver waits for `released` (device memory:
+  // a PCIe read per poll would be slow) to reach its burst and moves it on,
+  // at device scope. The engine hears through `consumer` in host memory,
+  // and storing it is a system-scope release, whose fence waits for the
+  // block's writes to host memory to land: one in every burst's release
+  // chain held a queue near 25 Mpps. So the chain tells the engine only
+  // when it crosses a multiple of release_step (as a NIC's descriptors are
+  // refilled in batches), and a receiver with nothing to receive tells it
+  // the rest: the engine waits for room only while the kernel has a
+  // backlog, whose releases cross the next multiple, or has none, and then
+  // a receiver polls.
   GNIO_HD Status release_one(const RxBurst& b) const {
     if (b.count() == 0) return Status::Success;
     for (uint32_t spins = 0;; ++spins) {
@@ -172,10 +171,28 @@ class Rxq {
       backoff(spins);
     }
     const uint64_t end = b.first() + b.count();
-    const uint64_t step = ring_.release_step > 1 ? ring_.release_step : 1;
-    if (b.drained() || b.first() / step != end / step) store_release(ring_.consumer, end);
     store_release_device(ring_.released, end);
+    const uint64_t step = ring_.release_step > 1 ? ring_.release_step : 1;
+    if (b.first() / step != end / step) tell_engine();
     return Status::Success;
+  }
+
+  // Stores `released` to `consumer` if the engine has not heard of it yet.
+  // One receiver at a time (a lock word; the others do not wait: the holder
+  // or the next teller stores a value at least as new), so the engine never
+  // sees the index go back.
+  GNIO_HD void tell_engine() const {
+    uint64_t* told = ring_.told;
+    uint64_t* lock = ring_.told + 8;
+    if (load_acquire_device(ring_.released) == load_relaxed(told)) return;
+    uint64_t unlocked = 0;
+    if (!compare_exchange(lock, unlocked, uint64_t{1})) return;
+    const uint64_t r = load_acquire_device(ring_.released);
+    if (r != load_relaxed(told)) {
+      store_release(ring_.consumer, r);
+      store_relaxed(told, r);
+    }
+    store_release_device(lock, uint64_t{0});
   }
 
   RxRing ring_{};
