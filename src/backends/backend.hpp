@@ -63,6 +63,7 @@ struct TxFrame {
 struct RxMemory {
   uint8_t* base = nullptr;
   size_t bytes = 0;
+  uint32_t frames = 0;  // the most frames it lends at once (0: not known)
 };
 
 // The free space of one RX ring, lent to a backend for one burst.

@@ -149,7 +149,7 @@ class PrebuiltBackend final : public Backend {
   std::optional<RxMemory> rx_memory(uint16_t queue) const override {
     if (queue >= queues_.size() || queues_[queue].frames.empty()) return std::nullopt;
     const Region& r = queues_[queue].region;
-    return RxMemory{r.base(), r.bytes()};
+    return RxMemory{r.base(), r.bytes(), static_cast<uint32_t>(std::min<uint64_t>(queues_[queue].nbuffers, UINT32_MAX))};
   }
 
   Result<size_t> rx_burst(uint16_t queue, std::span<RxFrame> out) override {

@@ -176,9 +176,12 @@ Status RxEngine::allocate() {
   dev_ring_.told = static_cast<uint64_t*>(claim_.device_ptr()) + 16;
   dev_ring_.desc_mask = ndesc_ - 1;
   dev_ring_.stride_shift = stride_shift_;
-  // An eighth of the frames the ring holds at the largest frame size.
+  // An eighth of the frames the ring holds at the largest frame size, and
+  // of the frames the backend lends: a kernel that told the engine later
+  // would leave it waiting for buffers with packets to deliver.
   const uint32_t strides_per_frame = std::max<uint32_t>(1, (max_frame_ + q_.stride_size - 1) >> stride_shift_);
-  const uint32_t capacity = in_place_ ? ndesc_ : std::min(ndesc_, nstrides_ / strides_per_frame);
+  uint32_t capacity = in_place_ ? ndesc_ : std::min(ndesc_, nstrides_ / strides_per_frame);
+  if (owned && owned->frames != 0) capacity = std::min(capacity, owned->frames);
   dev_ring_.release_step = std::max<uint32_t>(1, capacity / 8);
 
 #if GNIO_HAVE_CUDA

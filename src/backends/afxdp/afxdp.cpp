@@ -290,7 +290,7 @@ class AfxdpBackend final : public Backend {
 
   std::optional<RxMemory> rx_memory(uint16_t queue) const override {
     if (queue >= queues_.size()) return std::nullopt;
-    return RxMemory{queues_[queue]->area, queues_[queue]->area_bytes};
+    return RxMemory{queues_[queue]->area, queues_[queue]->area_bytes, rx_frames()};
   }
 
   Result<size_t> rx_burst(uint16_t queue, std::span<RxFrame> out) override {
