@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libpcap-dev libcli11-dev nlohmann-json3-dev
           libgtest-dev libgmock-dev libbenchmark-dev libcu++-dev iproute2
           libcpp-httplib-dev clang libclang-rt-14-dev curl prometheus tmux
-          libxdp-dev libbpf-dev dpdk-dev
+          libxdp-dev libbpf-dev dpdk-dev xdp-tools
           tshark tcpdump ethtool dnsmasq-base bind9-dnsutils openssl iputils-ping arping)
 missing=()
 for p in "${packages[@]}"; do
