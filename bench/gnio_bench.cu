@@ -673,8 +673,54 @@ Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload) {
 
 // ---- echo latency ----------------------------------------------------------------
 
+// The examples' echo kernel (one warp, bursts of one) that also notes, per
+// RX packet k, when it saw the packet and when it rang the TX doorbell
+// (%globaltimer, the clock the engines stamp frames with), so that a round
+// trip splits into its hops.
+struct EchoStampKernel {
+  dev::Rxq rxq;
+  dev::Txq txq;
+  uint64_t* stamps;  // pinned host: [2k] seen, [2k+1] pushed, k modulo nstamps
+  uint32_t nstamps;
+
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    constexpr Scope S = Scope::Warp;
+    while (dev::scope_all<S>(ctx.running())) {
+      ctx.heartbeat();
+      dev::RxBurst b = rxq.receive<S>(1, examples::kPollNs);
+      if (b.count() == 0) continue;
+      const uint64_t seen = dev::now_ns();
+      const bool leader = dev::scope_rank<S>() == 0;
+      if (leader && examples::swap_addresses_staged(b[0].data(), b[0].size()) != dev::HeaderStatus::Ok)
+        ctx.count_error();
+      dev::TxBatch t = txq.reserve<S>(1);
+      while (t.status() == dev::Status::Again && dev::scope_all<S>(ctx.running())) {
+        txq.wait_completions(txq.completed() + 1, examples::kPollNs);
+        t = txq.reserve<S>(1);
+      }
+      if (t.status() != dev::Status::Success) break;
+      if (leader) t.set(0, b[0].data(), b[0].size());
+      txq.commit<S>(t);
+      if (leader) {
+        txq.push();
+        const uint64_t slot = 2 * (b.first() % nstamps);
+        dev::store_relaxed(&stamps[slot], seen);
+        dev::store_relaxed(&stamps[slot + 1], dev::now_ns());
+        while (txq.wait_completions(t.first() + 1, examples::kPollNs) == dev::Status::Timeout && ctx.running()) {
+        }
+      }
+      rxq.release<S>(b);
+      ctx.count_packets(leader ? 1 : 0, leader ? b[0].size() : 0);
+    }
+  }
+};
+
 // busy: the RX engine threads of both ends spin instead of backing off
 // (poll=busy, the DPDK way: a core each at 100 % for the lowest latency).
+// The result names the median of each hop: in (the peer's send to the
+// kernel seeing the packet: wire, RX engine, ring), kernel (reply made and
+// doorbell rung), out (to the TX engine's send) and back (wire, the peer's
+// RX engine, its host receive).
 Row echo_latency(Gpu& gpu, const Options& o, RingMem mem, bool busy) {
   Row r{std::string("echo round trip at low load, mem=") + (mem == RingMem::Gpu ? "gpu" : "host") +
             (busy ? ", RX engines busy-poll" : ""),
@@ -696,31 +742,54 @@ Row echo_latency(Gpu& gpu, const Options& o, RingMem mem, bool busy) {
   auto hrx = GpuRxq::create(gpu, *rxq);
   auto htx = GpuTxq::create(gpu, *txq);
   if (!hrx || !htx) return r;
-  auto k = PersistentKernel::launch(gpu, launch_config(1, gpu.emulated() ? 1u : 32u, "bench-echo"),
-                                    examples::EchoKernel<Scope::Warp>{hrx->handle(), htx->handle(), 1});
+  const uint32_t nstamps = o.samples + 128;
+  auto stamps = gpu.alloc(size_t{nstamps} * 16, MemKind::CpuGpu, 128);
+  if (!stamps) return r;
+  auto* stamp = static_cast<const uint64_t*>(stamps->host_ptr());
+  auto k = PersistentKernel::launch(
+      gpu, launch_config(1, gpu.emulated() ? 1u : 32u, "bench-echo"),
+      EchoStampKernel{hrx->handle(), htx->handle(), static_cast<uint64_t*>(stamps->device_ptr()), nstamps});
   auto peer_tx = b->create_txq(0);
   auto peer_rx = b->create_rxq(0);
   if (!k || !peer_tx || !peer_rx || !peer_tx->start() || !peer_rx->set_busy_poll(busy) || !peer_rx->start()) return r;
   const auto frames = make_frames(128, 1);
-  std::vector<double> rtt;
+  std::vector<double> rtt, hop_in, hop_kernel, hop_out, hop_back;
   const uint32_t warm = 100;
   for (uint32_t i = 0; i < o.samples + warm; ++i) {
     std::span<const uint8_t> one(frames.front());
     const auto t0 = Clock::now();
+    const uint64_t sent_ns = dev::host_now_ns();
     if (!peer_tx->host_send(std::span(&one, 1))) break;
     const auto deadline = t0 + std::chrono::seconds(1);
-    bool back = false;
-    while (!back && Clock::now() < deadline) {
+    std::optional<HostFrame> reply;
+    while (!reply && Clock::now() < deadline) {
       auto got = peer_rx->host_receive(1);
-      back = got && !got->empty();
+      if (got && !got->empty()) reply = std::move(got->front());
     }
-    if (!back) break;
-    if (i >= warm) rtt.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    if (!reply) break;
+    const uint64_t back_ns = dev::host_now_ns();
+    if (i < warm) continue;
+    rtt.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    // Packet i is RX descriptor i: one packet per round trip since the start.
+    const uint64_t seen = dev::load_acquire(const_cast<uint64_t*>(&stamp[2 * (i % nstamps)]));
+    const uint64_t pushed = dev::load_acquire(const_cast<uint64_t*>(&stamp[2 * (i % nstamps) + 1]));
+    const uint64_t tx_sent = reply->timestamp_ns;  // the TX engine's send time, carried by loop:
+    if (seen < sent_ns || pushed < seen || tx_sent < pushed || back_ns < tx_sent) continue;  // clocks disagree
+    hop_in.push_back(static_cast<double>(seen - sent_ns) / 1e3);
+    hop_kernel.push_back(static_cast<double>(pushed - seen) / 1e3);
+    hop_out.push_back(static_cast<double>(tx_sent - pushed) / 1e3);
+    hop_back.push_back(static_cast<double>(back_ns - tx_sent) / 1e3);
   }
   const Status s = k->stop();
   const Percentiles p = percentiles(rtt);
   r.packets = p.n;
   r.result = fmt("p50 %.1f", p.p50) + fmt(" / p99 %.1f", p.p99) + fmt(" / p99.9 %.1f us", p.p999);
+  if (!hop_in.empty())
+    r.result += "; hops p50 (" + std::to_string(hop_in.size()) + " samples): " + fmt("in %.1f", percentiles(hop_in).p50) +
+                fmt(", kernel %.1f", percentiles(hop_kernel).p50) + fmt(", out %.1f", percentiles(hop_out).p50) +
+                fmt(", back %.1f us", percentiles(hop_back).p50);
+  else
+    r.result += "; hops not split (the GPU clock and the host clock disagree)";
   r.ok = s && p.n == o.samples;
   r.ratio = p.p50;  // divided by the doorbell floor by the caller
   return r;
