@@ -46,7 +46,7 @@ namespace {
 
 constexpr uint64_t kPollNs = 200000;  // a stop request is seen within 200 us
 constexpr uint32_t kFlowSlots = 65536;  // gnio run's default --flow-slots
-constexpr uint32_t kRecordItems = 1024;
+constexpr uint32_t kRecordItems = 16384;  // gnio run's record ring
 constexpr double kTarget = 0.70;  // the application costs no more than 30 % of receive-only
 
 struct Options {
@@ -219,7 +219,7 @@ struct Measured {
 struct RecordDrain {
   static constexpr uint64_t kPublishEvery = 64;
   GpuSemaphore* sem;
-  uint64_t* consumed;  // GpuCpu, read by the kernel
+  uint64_t* consumed;  // CpuGpu, read by the kernel
   uint64_t next = 0;
   da::Record last{};
 
@@ -245,10 +245,11 @@ LaunchConfig launch_config(const Gpu& gpu, const Options& o, uint32_t grid, cons
   return c;
 }
 
-std::optional<DeviceMemory> zeroed(Gpu& gpu, size_t bytes, std::string& error) {
-  auto d = gpu.alloc(bytes, MemKind::GpuCpu);
+std::optional<DeviceMemory> zeroed(Gpu& gpu, size_t bytes, std::string& error, MemKind kind = MemKind::GpuCpu) {
+  auto d = gpu.alloc(bytes, kind);
   if (!d) {
-    error = "allocating " + std::to_string(bytes) + " bytes of GPU memory: " + d.status().to_string();
+    error = "allocating " + std::to_string(bytes) + " bytes of " + std::string(mem_kind_name(kind)) +
+            " memory: " + d.status().to_string();
     return std::nullopt;
   }
   std::memset(d->host_ptr(), 0, d->size());
@@ -292,7 +293,7 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
 
   // The application's state, allocated as gnio run packet-processing does.
   std::optional<GpuSemaphore> records;
-  std::optional<DeviceMemory> counters, flows, indices;
+  std::optional<DeviceMemory> counters, flows, claim, consumed;
   app::PpArgs args;
   if (v == Variant::ParseOnly) {
     if (!(counters = zeroed(gpu, (uint32_t{da::kProtoCount} + uint32_t{da::kReasonCount}) * sizeof(uint64_t), m.error)))
@@ -306,14 +307,15 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
     records = std::move(*sem);
     if (!(counters = zeroed(gpu, app::counter::kCount * sizeof(uint64_t), m.error))) return m;
     if (!(flows = zeroed(gpu, size_t{kFlowSlots} * sizeof(da::FlowEntry), m.error))) return m;
-    if (!(indices = zeroed(gpu, 2 * sizeof(uint64_t), m.error))) return m;
+    if (!(claim = zeroed(gpu, sizeof(uint64_t), m.error))) return m;
+    if (!(consumed = zeroed(gpu, sizeof(uint64_t), m.error, MemKind::CpuGpu))) return m;
     for (uint32_t i = 0; i < set.count; ++i) args.rxq[i] = set.rxq[i];
     args.queues = set.count;
     args.counters = static_cast<uint64_t*>(counters->device_ptr());
     args.flows = {static_cast<da::FlowEntry*>(flows->device_ptr()), kFlowSlots - 1};
     args.records = records->handle();
-    args.record_claim = static_cast<uint64_t*>(indices->device_ptr());
-    args.record_consumed = static_cast<uint64_t*>(indices->device_ptr()) + 1;
+    args.record_claim = static_cast<uint64_t*>(claim->device_ptr());
+    args.record_consumed = static_cast<const uint64_t*>(consumed->device_ptr());
     args.burst = o.burst;
   }
   auto launch = [&]() -> Result<PersistentKernel> {
@@ -337,7 +339,7 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
 
   std::atomic<bool> stop_drain{false};
   std::thread drainer;
-  RecordDrain drain{records ? &*records : nullptr, indices ? static_cast<uint64_t*>(indices->host_ptr()) + 1 : nullptr};
+  RecordDrain drain{records ? &*records : nullptr, consumed ? static_cast<uint64_t*>(consumed->host_ptr()) : nullptr};
   if (records)
     drainer = std::thread([&] {
       while (!stop_drain.load(std::memory_order_relaxed))

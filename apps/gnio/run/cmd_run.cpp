@@ -42,7 +42,10 @@ using gnio::dev::app::FlowEntry;
 using gnio::dev::app::Record;
 
 constexpr int kExitSkip = 77;
-constexpr uint32_t kRecordItems = 1024;
+// Record ring items (608 bytes each, pinned host memory): at 12 Mpps with
+// one packet in eight carrying a record, about 10 ms of records, so that a
+// host thread off its core for a scheduler tick does not hold the kernel.
+constexpr uint32_t kRecordItems = 16384;
 // After a stop (signal, --duration, --count): how long the kernel may take to
 // finish the packets already published before its exit flag is set anyway.
 constexpr std::chrono::milliseconds kDrainTimeout{5000};
@@ -182,7 +185,7 @@ void print_record(const Record& r) {
 struct RecordReader {
   static constexpr uint64_t kPublishEvery = 64;
   GpuSemaphore* sem;
-  uint64_t* consumed;  // GpuCpu, read by the kernel
+  uint64_t* consumed;  // CpuGpu, read by the kernel
   uint64_t next = 0;
   bool print_dns = false, print_http = false, print_tls = false;
 
@@ -296,17 +299,16 @@ int run_packet_processing(const RunOptions& o) {
   if (!records) return fail("creating the record semaphore", records.status());
   auto counters = gpu->alloc(app::counter::kCount * sizeof(uint64_t), MemKind::GpuCpu);
   auto flows = gpu->alloc(size_t{o.flow_slots} * sizeof(FlowEntry), MemKind::GpuCpu);
-  auto indices = gpu->alloc(2 * sizeof(uint64_t), MemKind::GpuCpu);
-  for (auto* m : {&counters, &flows, &indices})
+  auto claim = gpu->alloc(sizeof(uint64_t), MemKind::GpuCpu);
+  auto consumed = gpu->alloc(sizeof(uint64_t), MemKind::CpuGpu);
+  for (auto* m : {&counters, &flows, &claim, &consumed})
     if (!*m) return fail("allocating GPU memory", m->status());
-  std::memset(counters->host_ptr(), 0, counters->size());
-  std::memset(flows->host_ptr(), 0, flows->size());
-  std::memset(indices->host_ptr(), 0, indices->size());
+  for (auto* m : {&counters, &flows, &claim, &consumed}) std::memset((*m)->host_ptr(), 0, (*m)->size());
   args.counters = static_cast<uint64_t*>(counters->device_ptr());
   args.flows = {static_cast<FlowEntry*>(flows->device_ptr()), o.flow_slots - 1};
   args.records = records->handle();
-  args.record_claim = static_cast<uint64_t*>(indices->device_ptr());
-  args.record_consumed = static_cast<uint64_t*>(indices->device_ptr()) + 1;
+  args.record_claim = static_cast<uint64_t*>(claim->device_ptr());
+  args.record_consumed = static_cast<const uint64_t*>(consumed->device_ptr());
   args.burst = o.burst;
 
   const bool tty = isatty(STDOUT_FILENO) && !o.quiet;
@@ -353,7 +355,7 @@ int run_packet_processing(const RunOptions& o) {
   std::fflush(stdout);
 
   RunResult result;
-  RecordReader reader{&*records, static_cast<uint64_t*>(indices->host_ptr()) + 1};
+  RecordReader reader{&*records, static_cast<uint64_t*>(consumed->host_ptr())};
   for (size_t pos = 0; pos <= o.print.size();) {
     const size_t comma = std::min(o.print.find(',', pos), o.print.size());
     const std::string what = o.print.substr(pos, comma - pos);
@@ -473,7 +475,7 @@ int run_packet_processing(const RunOptions& o) {
                    h.stage_name.c_str(), h.exited ? ", exited" : h.hung ? ", HUNG" : "");
     return fail("stopping the kernel", stopped);
   }
-  const uint64_t claimed = static_cast<const uint64_t*>(indices->host_ptr())[0];
+  const uint64_t claimed = *static_cast<const uint64_t*>(claim->host_ptr());
   result.records_lost = claimed - reader.next - live[app::counter::kRecordsDropped];
   result.kernel = kernel->totals();
 
@@ -525,7 +527,8 @@ int run_packet_processing(const RunOptions& o) {
     if (Status s = q.destroy(); !s) return fail("tearing down an RX queue", s);
   counters = DeviceMemory();
   flows = DeviceMemory();
-  indices = DeviceMemory();
+  claim = DeviceMemory();
+  consumed = DeviceMemory();
   gpu = Gpu();
   result.capabilities =
       nlohmann::json::parse(start_caps.empty() ? to_json(discover(reopenable ? o.rx : "", gpu_id), -1) : start_caps);

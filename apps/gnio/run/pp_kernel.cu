@@ -3,6 +3,7 @@
 // table (a warp's packets of one flow in one update), hands DNS/HTTP/TLS
 // records to the host through a semaphore (claimed once per warp), and
 // turns requests it answers into replies in the RX buffer, sent zero-copy.
+#include "gnio/dev/app/record_out.hpp"
 #include "gnio/dev/app/warp_merge.hpp"
 #include "gnio/dev/kernel.hpp"
 #include "gnio/dev/thread.hpp"
@@ -39,27 +40,30 @@ struct PacketProcessingKernel {
 
   // Hands the record of a packet to the host in item `k` of the ring
   // (claimed with warp_claim()); waits while the host is a full ring behind,
-  // unless the kernel is stopping. `waited`: whether it had to wait.
+  // unless the kernel is stopping. `room`: this thread's last look at the
+  // host's progress (claims below it have a free item), so that the host's
+  // index is read over the bus only when a claim reaches it. `waited`:
+  // whether it had to wait.
   GNIO_HD bool hand_off(const dev::KernelCtx& ctx, uint64_t k, const uint8_t* p, const Analysis& an, uint16_t queue,
-                        uint64_t index, uint64_t timestamp, bool& waited) const {
+                        uint64_t index, uint64_t timestamp, uint64_t& room, bool& waited) const {
     waited = false;
-    for (uint32_t spins = 0; k >= dev::load_acquire(const_cast<uint64_t*>(a.record_consumed)) + a.records.count();
-         ++spins) {
+    for (uint32_t spins = 0; k >= room; ++spins) {
+      room = dev::load_acquire(const_cast<uint64_t*>(a.record_consumed)) + a.records.count();
+      if (k < room) break;
       waited = true;
       if (!ctx.running()) return false;
       dev::backoff(spins);
     }
-    // Built here, then copied to the host's ring whole (8-byte words): the
-    // ring is host memory, where a byte store per character costs a bus
-    // write each.
+    // Built here, then written to the host's ring as 8-byte words, only
+    // those that carry fields or text (store_record()): the ring is pinned
+    // host memory, where every store is a bus write.
     Record r{};
     fill_record(p, an, r);
     r.queue = queue;
     r.packet = index;
     r.timestamp_ns = timestamp;
     const uint32_t item = static_cast<uint32_t>(k % a.records.count());
-    auto* to = reinterpret_cast<Record*>(a.records.payload(item));
-    *to = r;
+    store_record(r, reinterpret_cast<Record*>(a.records.payload(item)));
     a.records.set_status(item, dev::SemStatus::Ready);
     return true;
   }
@@ -86,6 +90,7 @@ struct PacketProcessingKernel {
     const dev::Rxq& rxq = a.rxq[queue];
     uint64_t local[counter::kCount] = {};
     uint64_t pending = 0;
+    uint64_t record_room = 0;  // hand_off()'s view of the host's progress
     constexpr Scope S = Scope::Block;
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
@@ -140,7 +145,8 @@ struct PacketProcessingKernel {
         local[counter::kEchoRefused] += echo_refused(p, an);
         if (has_record) {
           bool waited = false;
-          const bool handed = hand_off(ctx, record_item, p, an, queue, b.first() + i, timestamp_ns, waited);
+          const bool handed = hand_off(ctx, record_item, p, an, queue, b.first() + i, timestamp_ns,
+                                       record_room, waited);
           local[handed ? counter::kRecords : counter::kRecordsDropped] += 1;
           local[counter::kRecordWaits] += waited ? 1 : 0;
         }

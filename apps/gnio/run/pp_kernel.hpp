@@ -57,8 +57,11 @@ struct PpArgs {
   uint64_t* counters = nullptr;  // counter::kCount, GpuCpu memory
   dev::app::FlowTable flows;
   dev::Semaphore records;        // dev::app::Record items
-  uint64_t* record_claim = nullptr;           // GpuCpu: next record index to fill
-  const uint64_t* record_consumed = nullptr;  // GpuCpu: records the host consumed (host-written)
+  uint64_t* record_claim = nullptr;  // GpuCpu (the kernel's atomics): next record index to fill
+  // CpuGpu, host-written: records the host consumed. Pinned host memory, not
+  // managed memory: the host writes it all the time, and a managed page
+  // written by the host moves to the host, then back on the GPU's next read.
+  const uint64_t* record_consumed = nullptr;
   uint32_t burst = 256;
 };
 
