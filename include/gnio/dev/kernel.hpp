@@ -44,7 +44,7 @@ class KernelCtx {
   // a stop is seen that much later, and never missed.
   GNIO_HD bool running() const {
     if (stopping_) return false;
-    const uint64_t now = now_ns();
+    const uint64_t now = wait_clock_ns();
     if (now < next_exit_check_ns_) return true;
     next_exit_check_ns_ = now + kExitCheckNs;
     stopping_ = load_relaxed(const_cast<uint32_t*>(exit_flag_)) != 0;
@@ -58,7 +58,7 @@ class KernelCtx {
   GNIO_HD void heartbeat() const {
     if (thread_index() != 0) return;
     add(&BlockCounters::heartbeat, 1);
-    const uint64_t now = now_ns();
+    const uint64_t now = wait_clock_ns();
     if (now < next_publish_ns_) return;
     next_publish_ns_ = now + kPublishNs;
     publish();

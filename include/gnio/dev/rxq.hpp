@@ -141,7 +141,7 @@ class Rxq {
       }
       // Nothing to receive: the engine hears of every release by now.
       if ((spins & 7u) == 7u) tell_engine();
-      uint64_t now = now_ns();
+      uint64_t now = wait_clock_ns();
       if (deadline == 0) deadline = now + timeout_ns;
       if (now >= deadline) {
         tell_engine();

@@ -119,6 +119,19 @@ GNIO_HD GNIO_FORCEINLINE uint64_t now_ns() {
 #endif
 }
 
+// A clock for waits and intervals that need no agreement with the host:
+// the SM's cycle counter halved on the GPU (nanoseconds at 2 GHz, so at a
+// lower clock an interval lasts longer than asked, never shorter), the
+// host clock on the emulated device. Polling loops use it rather than
+// %globaltimer, a timer outside the SM.
+GNIO_HD GNIO_FORCEINLINE uint64_t wait_clock_ns() {
+#if GNIO_DEVICE_PASS
+  return static_cast<uint64_t>(clock64()) / 2;
+#else
+  return host_now_ns();
+#endif
+}
+
 // Back off while polling: a short sleep on the GPU, yield/sleep on the host.
 GNIO_HD GNIO_FORCEINLINE void backoff(uint32_t spins) {
 #if GNIO_DEVICE_PASS

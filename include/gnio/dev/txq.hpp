@@ -177,7 +177,7 @@ class Txq {
   GNIO_HD Status wait_completions(uint64_t upto, uint64_t timeout_ns) const {
     uint64_t deadline = 0;
     for (uint32_t spins = 0; completed() < upto; ++spins) {
-      uint64_t now = now_ns();
+      uint64_t now = wait_clock_ns();
       if (deadline == 0) deadline = now + timeout_ns;
       if (now >= deadline) return Status::Timeout;
       backoff(spins);
