@@ -559,7 +559,7 @@ std::string verdict(const TrafficResult& r, const Options& o, bool emulated) {
   if (flow_packets != 0)
     why += "; the flow table: " + std::to_string(flow_packets) + " packets in " + std::to_string(updates) +
            " updates (" + fmt("%.1f", updates ? static_cast<double>(flow_packets) / updates : 0.0) +
-           " packets each, merged per warp) of " + std::to_string(c[app::counter::kFlow + da::kFlowNew]) + " flows";
+           " packets each, merged per burst) of " + std::to_string(c[app::counter::kFlow + da::kFlowNew]) + " flows";
   if (records != 0)
     why += "; the record hand-off: " + std::to_string(records) + " records, " +
            std::to_string(c[app::counter::kRecordWaits]) + " of them waited for the host to free ring room";

@@ -3,6 +3,8 @@
 // kept in a std::map, and against the same packets added one at a time:
 // per flow, packets, bytes and TCP flags each way and the first and last
 // time stamps; per outcome, packets counted as if they came one by one.
+// Then the same with a burst's warps gathered per block (block_flows_*),
+// here a block of one thread.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -10,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "gnio/dev/app/block_flows.hpp"
 #include "gnio/dev/app/warp_merge.hpp"
 
 namespace {
@@ -247,6 +250,93 @@ TEST(FlowMerge, EvictionsAndUntrackedCountEveryPacket) {
   uint64_t held = 0;
   for (const FlowEntry& e : merged.slots) held += e.packets[0] + e.packets[1];
   EXPECT_LE(held, tracked);
+}
+
+// The packets in bursts of `burst`: warps merged, their updates gathered
+// in the block's slots (or applied directly when the window is full), the
+// slots flushed to the table after each burst.
+void feed_bursts(Table& t, const std::vector<Packet>& packets, size_t burst, uint64_t& direct) {
+  std::vector<BlockFlowSlot> slots(kBlockFlowSlots);
+  block_flows_clear(slots.data());
+  for (size_t from = 0; from < packets.size(); from += burst) {
+    const size_t to = std::min(packets.size(), from + burst);
+    for (size_t first = from; first < to; first += kWarp) {
+      const uint32_t n = static_cast<uint32_t>(std::min<size_t>(kWarp, to - first));
+      FlowKey keys[kWarp];
+      uint64_t hashes[kWarp];
+      bool tracked[kWarp], lead[kWarp];
+      FlowDelta d[kWarp];
+      for (uint32_t i = 0; i < n; ++i) {
+        const Packet& p = packets[first + i];
+        keys[i] = key_of(p.flow);
+        hashes[i] = p.tracked ? FlowTable::hash(keys[i]) : 0;
+        tracked[i] = p.tracked;
+        if (p.tracked) d[i] = FlowDelta::one(p.direction, p.len, p.ts, p.tcp_flags);
+      }
+      merge_flow_lanes(keys, hashes, tracked, d, lead, n);
+      for (uint32_t i = 0; i < n; ++i)
+        if (lead[i] && !block_flows_add(slots.data(), keys[i], hashes[i], d[i])) {
+          count_outcome(t.outcomes, t.table.apply(keys[i], hashes[i], d[i]), d[i].count());
+          ++t.updates;
+          ++direct;
+        }
+    }
+    block_flows_flush(slots.data(), t.table, t.outcomes, t.updates);
+    for (const BlockFlowSlot& s : slots) ASSERT_EQ(s.tag, 0u) << "a slot left full after the flush";
+  }
+}
+
+std::vector<uint32_t> first_flows(uint32_t n) {
+  std::vector<uint32_t> v(n);
+  for (uint32_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+TEST(FlowMerge, BurstsGatheredPerBlockEqualTheReferenceInOneUpdatePerFlowAndBurst) {
+  constexpr size_t kBurst = 256;
+  const std::vector<uint32_t> flows = first_flows(33);
+  const std::vector<Packet> packets = random_packets(flows, 40 * kBurst, 5);
+  const auto ref = reference(packets);
+  Table gathered(65536), single(65536);
+  uint64_t direct = 0;
+  feed_bursts(gathered, packets, kBurst, direct);
+  feed_one_by_one(single, packets);
+  expect_table_holds(gathered, ref, "gathered per burst");
+  for (int o = 0; o < 4; ++o) EXPECT_EQ(gathered.outcomes[o], single.outcomes[o]) << "outcome " << o;
+  EXPECT_EQ(gathered.outcomes[kFlowNew], flows.size());
+  EXPECT_EQ(direct, 0u) << "33 flows fit the block's slots";
+  // Exactly one update per flow present in each burst.
+  uint64_t want = 0;
+  for (size_t from = 0; from < packets.size(); from += kBurst) {
+    std::map<uint32_t, bool> present;
+    for (size_t i = from; i < std::min(packets.size(), from + kBurst); ++i)
+      if (packets[i].tracked) present[packets[i].flow] = true;
+    want += present.size();
+  }
+  EXPECT_EQ(gathered.updates, want);
+  EXPECT_LE(gathered.updates, flows.size() * (packets.size() / kBurst));
+}
+
+TEST(FlowMerge, ABurstOfMoreFlowsThanBlockSlotsAppliesTheRestDirectlyAndStaysExact) {
+  // Every packet its own flow, more flows per burst than slots: some
+  // windows fill up, and those updates go straight to the table.
+  const size_t burst = kBlockFlowSlots * 4;
+  const std::vector<uint32_t> flows = first_flows(static_cast<uint32_t>(burst * 3));
+  std::vector<Packet> packets;
+  std::mt19937 rng(17);
+  for (uint32_t round = 0; round < 2; ++round)
+    for (uint32_t f : flows)
+      packets.push_back({f, static_cast<int>(rng() % 2), static_cast<uint32_t>(60 + rng() % 1440),
+                         (uint64_t{1} << 32) + rng(), 1u << (rng() % 8), true});
+  const auto ref = reference(packets);
+  Table gathered(1u << 16);
+  uint64_t direct = 0;
+  feed_bursts(gathered, packets, burst, direct);
+  expect_table_holds(gathered, ref, "gathered, windows full");
+  EXPECT_GT(direct, 0u) << "no window filled: the test does not reach the direct path";
+  EXPECT_EQ(gathered.outcomes[kFlowNew], flows.size());
+  EXPECT_EQ(gathered.outcomes[kFlowHit], flows.size());
+  EXPECT_EQ(gathered.outcomes[kFlowEvicted] + gathered.outcomes[kFlowUntracked], 0u);
 }
 
 TEST(FlowMerge, WarpClaimOnOneLaneIsOneIncrement) {

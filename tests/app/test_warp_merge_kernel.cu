@@ -2,15 +2,19 @@
 // and the ranks of the claiming lanes computed on the host. On a GPU a
 // warp is 32 lanes (the __match_any_sync and warp-reduction path); on the
 // emulated device one (the path the packet-processing kernel takes there).
-// On a GPU also the warp-wide checksum sum against the host's.
+// On a GPU also the warp-wide checksum sum against the host's. Then bursts
+// of blocks through warp_merge_flow() and the block's slots
+// (block_flows_*) into a flow table, against a host reference.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <random>
 #include <vector>
 
 #include "../core/test_support.hpp"
 #include "gnio/dev/app/analyze.hpp"
+#include "gnio/dev/app/block_flows.hpp"
 #include "gnio/dev/app/warp_merge.hpp"
 #include "gnio/dev/kernel.hpp"
 #include "gnio/dev/thread.hpp"
@@ -78,6 +82,60 @@ struct SumKernel {
       sum[i] = dev::ones_complement_sum(region, length[i]);
 #endif
     }
+  }
+};
+
+struct FlowPacket {
+  FlowKey key;
+  uint64_t ts;
+  uint32_t len;
+  uint32_t tcp_flags;
+  int32_t direction;
+  uint32_t tracked;
+};
+
+// Each block takes `bursts` bursts of `burst` packets of its own, as the
+// packet-processing kernel does: merged per warp, gathered in the block's
+// slots (or applied directly), flushed to the table after each burst.
+struct BlockFlowsKernel {
+  const FlowPacket* in;  // grid * bursts * burst, GpuCpu
+  FlowTable table;       // GpuCpu
+  uint64_t* counts;      // 4 outcomes, then updates; GpuCpu
+  uint32_t bursts;
+  uint32_t burst;
+
+  GNIO_HD void operator()(const dev::KernelCtx&) const {
+#if GNIO_DEVICE_PASS
+    __shared__ BlockFlowSlot slots[kBlockFlowSlots];
+#else
+    BlockFlowSlot slots[kBlockFlowSlots];
+#endif
+    block_flows_clear(slots);
+    dev::sync_block();
+    uint64_t local[5] = {0, 0, 0, 0, 0};
+    for (uint32_t b = 0; b < bursts; ++b) {
+      const FlowPacket* ps = in + (size_t{dev::block_index()} * bursts + b) * burst;
+      for (uint32_t first = 0; first < burst; first += dev::block_dim()) {
+        const uint32_t i = first + dev::thread_index();
+        const FlowPacket& p = ps[i < burst ? i : 0];
+        const bool tracked = i < burst && p.tracked != 0;
+        FlowDelta d;
+        uint64_t h = 0;
+        if (tracked) {
+          d = FlowDelta::one(p.direction, p.len, p.ts, p.tcp_flags);
+          h = FlowTable::hash(p.key);
+        }
+        if (warp_merge_flow(p.key, h, tracked, d) && !block_flows_add(slots, p.key, h, d)) {
+          count_outcome(local, table.apply(p.key, h, d), d.count());
+          local[4] += 1;
+        }
+      }
+      dev::sync_block();
+      block_flows_flush(slots, table, local, local[4]);
+      dev::sync_block();
+    }
+    for (uint32_t k = 0; k < 5; ++k)
+      if (local[k] != 0) dev::fetch_add_relaxed(&counts[k], local[k]);
   }
 };
 
@@ -180,6 +238,94 @@ TEST(WarpMerge, KernelMergesAndClaimsAsTheHostReference) {
   if (width == kWarp) {
     EXPECT_GT(merged, kSets / 2) << "the sets hold packets of one flow in most warps";
   }
+}
+
+TEST(WarpMerge, BlocksGatherTheirBurstsFlowsIntoOneUpdatePerFlowAndBurstAsTheHostReference) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  if (test::test_gpu_id() == "auto" && gpu.emulated()) GTEST_SKIP() << "no CUDA device: auto opened the emulated device";
+  constexpr uint32_t kBlocks = 4, kBursts = 24, kBurst = 256, kFlows = 33, kSlots = 1u << 16;
+  const uint32_t threads = gpu.emulated() ? 1u : 256u;
+  std::mt19937 rng(29);
+  std::vector<FlowPacket> packets(size_t{kBlocks} * kBursts * kBurst);
+  std::vector<uint32_t> flow_of(packets.size());
+  for (size_t i = 0; i < packets.size(); ++i) {
+    // Runs of one flow as a replayed capture has them, with strays.
+    const uint32_t flow = rng() % 4 == 0 ? rng() % kFlows : static_cast<uint32_t>(i / 40) % kFlows;
+    FlowPacket& p = packets[i];
+    p.key = key_of(flow);
+    p.ts = (uint64_t{1} << 32) * (1 + rng() % 3) + rng();
+    p.len = 60 + rng() % 1440;
+    p.tcp_flags = 1u << (rng() % 8);
+    p.direction = static_cast<int32_t>(rng() % 2);
+    p.tracked = rng() % 10 != 0;
+    flow_of[i] = flow;
+  }
+  auto in = gpu.alloc(packets.size() * sizeof(FlowPacket), MemKind::GpuCpu);
+  auto slots = gpu.alloc(size_t{kSlots} * sizeof(FlowEntry), MemKind::GpuCpu);
+  auto counts = gpu.alloc(5 * sizeof(uint64_t), MemKind::GpuCpu);
+  ASSERT_TRUE(in && slots && counts);
+  std::memcpy(in->host_ptr(), packets.data(), in->size());
+  std::memset(slots->host_ptr(), 0, slots->size());
+  std::memset(counts->host_ptr(), 0, counts->size());
+  LaunchConfig cfg;
+  cfg.grid = kBlocks;
+  cfg.block = threads;
+  cfg.name = "block-flows";
+  auto k = PersistentKernel::launch(
+      gpu, cfg,
+      BlockFlowsKernel{static_cast<const FlowPacket*>(in->device_ptr()),
+                       FlowTable{static_cast<FlowEntry*>(slots->device_ptr()), kSlots - 1},
+                       static_cast<uint64_t*>(counts->device_ptr()), kBursts, kBurst});
+  ASSERT_TRUE(k.has_value()) << k.status().to_string();
+  ASSERT_TRUE(k->stop());
+
+  struct Expected {
+    uint64_t packets[2] = {0, 0}, bytes[2] = {0, 0};
+    uint32_t flags[2] = {0, 0};
+    uint64_t first = ~0ull, last = 0;
+  };
+  std::map<uint32_t, Expected> ref;
+  uint64_t tracked = 0, flow_bursts = 0;
+  for (size_t from = 0; from < packets.size(); from += kBurst) {
+    std::map<uint32_t, bool> present;
+    for (size_t i = from; i < from + kBurst; ++i) {
+      const FlowPacket& p = packets[i];
+      if (!p.tracked) continue;
+      Expected& e = ref[flow_of[i]];
+      e.packets[p.direction] += 1;
+      e.bytes[p.direction] += p.len;
+      e.flags[p.direction] |= p.tcp_flags;
+      e.first = std::min(e.first, p.ts);
+      e.last = std::max(e.last, p.ts);
+      present[flow_of[i]] = true;
+      ++tracked;
+    }
+    flow_bursts += present.size();
+  }
+  const auto* table = static_cast<const FlowEntry*>(slots->host_ptr());
+  for (const auto& [flow, e] : ref) {
+    const FlowKey key = key_of(flow);
+    const FlowEntry* f = nullptr;
+    for (uint32_t s = 0; s < kSlots; ++s)
+      if (table[s].tag != 0 && FlowTable::same(table[s].key, key)) {
+        ASSERT_EQ(f, nullptr) << "flow " << flow << " in two slots";
+        f = &table[s];
+      }
+    ASSERT_NE(f, nullptr) << "flow " << flow << " not in the table";
+    for (int d = 0; d < 2; ++d) {
+      EXPECT_EQ(f->packets[d], e.packets[d]) << "flow " << flow << " direction " << d;
+      EXPECT_EQ(f->bytes[d], e.bytes[d]) << "flow " << flow << " direction " << d;
+      EXPECT_EQ(f->tcp_flags[d], e.flags[d]) << "flow " << flow << " direction " << d;
+    }
+    EXPECT_EQ(f->first_ns, e.first) << "flow " << flow;
+    EXPECT_EQ(f->last_ns, e.last) << "flow " << flow;
+  }
+  const auto* c = static_cast<const uint64_t*>(counts->host_ptr());
+  EXPECT_EQ(c[kFlowNew], kFlows);
+  EXPECT_EQ(c[kFlowHit], tracked - kFlows);
+  EXPECT_EQ(c[kFlowEvicted] + c[kFlowUntracked], 0u);
+  // One table update per flow present in a burst: the block's slots held them all.
+  EXPECT_EQ(c[4], flow_bursts);
 }
 
 TEST(WarpMerge, WarpChecksumSumEqualsTheHostSum) {

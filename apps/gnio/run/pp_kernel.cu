@@ -1,8 +1,10 @@
 // The packet-processing persistent kernel: each block serves one RX queue;
 // each thread analyses its packets of a burst in place, updates the flow
-// table (a warp's packets of one flow in one update), hands DNS/HTTP/TLS
+// table (a burst's packets of one flow in one update: merged per warp, then
+// per block in shared memory), hands DNS/HTTP/TLS
 // records to the host through a semaphore (claimed once per warp), and
 // turns requests it answers into replies in the RX buffer, sent zero-copy.
+#include "gnio/dev/app/block_flows.hpp"
 #include "gnio/dev/app/record_out.hpp"
 #include "gnio/dev/app/warp_merge.hpp"
 #include "gnio/dev/kernel.hpp"
@@ -91,6 +93,13 @@ struct PacketProcessingKernel {
     uint64_t local[counter::kCount] = {};
     uint64_t pending = 0;
     uint64_t record_room = 0;  // hand_off()'s view of the host's progress
+#if GNIO_DEVICE_PASS
+    __shared__ BlockFlowSlot burst_flows[kBlockFlowSlots];
+#else
+    BlockFlowSlot burst_flows[kBlockFlowSlots];
+#endif
+    block_flows_clear(burst_flows);
+    dev::sync_block();
     constexpr Scope S = Scope::Block;
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
@@ -127,7 +136,7 @@ struct PacketProcessingKernel {
           delta = FlowDelta::one(an.direction, len, timestamp_ns, tcp ? p[an.pp.l4_offset + 13] : 0u);
           h = FlowTable::hash(an.key);
         }
-        if (warp_merge_flow(an.key, h, tracked, delta)) {
+        if (warp_merge_flow(an.key, h, tracked, delta) && !block_flows_add(burst_flows, an.key, h, delta)) {
           count_outcome(local + counter::kFlow, a.flows.apply(an.key, h, delta), delta.count());
           local[counter::kFlowUpdates] += 1;
         }
@@ -160,6 +169,10 @@ struct PacketProcessingKernel {
           }
         }
       }
+      // The burst's flows, one table update each.
+      dev::sync_block();
+      block_flows_flush(burst_flows, a.flows, local + counter::kFlow, local[counter::kFlowUpdates]);
+      dev::sync_block();
       // The engine reads replies from the RX ring: release only after they left.
       if (wait_for != 0) {
         ctx.set_stage(stage::kReplyWait);

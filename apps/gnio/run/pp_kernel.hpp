@@ -30,8 +30,9 @@ inline constexpr uint32_t kFlow = kRecordsDropped + 1;                 // + Flow
 // Echo requests that cannot be answered: cut by the capture, malformed or
 // behind an IPv6 routing header (counted with or without a TX queue).
 inline constexpr uint32_t kEchoRefused = kFlow + 4;
-// Flow-table updates made: a warp's packets of one flow are one update, so
-// this is at most the packets with a flow (kFlow's four outcomes).
+// Flow-table updates made: a burst's packets of one flow are one update
+// (merged per warp, then per block), so this is at most the packets with a
+// flow (kFlow's four outcomes).
 inline constexpr uint32_t kFlowUpdates = kEchoRefused + 1;
 // Records whose hand-off waited for the host to free room in the ring.
 inline constexpr uint32_t kRecordWaits = kFlowUpdates + 1;
