@@ -133,6 +133,7 @@ class PrebuiltBackend final : public Backend {
                         "), the frame size or queues=");
     for (Queue& q : queues_) {
       if (q.frames.empty()) continue;
+      q.next = q.frames[0];
       GNIO_TRY(q.region.map(q.nbuffers * q.buffer));
       q.holds.resize(q.nbuffers);
       for (uint64_t b = 0; b < q.nbuffers; ++b) {
@@ -156,12 +157,11 @@ class PrebuiltBackend final : public Backend {
     if (queue >= queues_.size()) return bad_queue(queue);
     Queue& q = queues_[queue];
     if (q.frames.empty()) return size_t{0};
-    const uint64_t due = pacer_ ? pacer_->due() : UINT64_MAX;
+    // The stream index past which nothing is handed out this burst.
+    const uint64_t limit = std::min(pacer_ ? pacer_->due() : UINT64_MAX, o_.count != 0 ? o_.count : UINT64_MAX);
     const uint64_t now = realtime_ns();
     size_t n = 0;
-    while (n < out.size() && !ended(q)) {
-      const uint64_t index = next_index(q);
-      if (index >= due) break;
+    while (n < out.size() && q.next < limit) {
       if (q.lent - q.released == q.nbuffers) {
         if (!pacer_) break;  // a pulled source waits for a buffer
         ++q.lost;            // a wire does not: the frame is lost at the NIC
@@ -169,7 +169,7 @@ class PrebuiltBackend final : public Backend {
         continue;
       }
       const Frame& f = frames_[q.frames[q.pos]];
-      const uint64_t b = q.lent % q.nbuffers;
+      const uint64_t b = q.next_buffer;
       uint8_t* buffer = q.region.base() + b * q.buffer;
       // A frame lost while every buffer was lent leaves the next buffer one
       // frame ahead of the stream: it gets the due frame's bytes (a paced
@@ -187,6 +187,7 @@ class PrebuiltBackend final : public Backend {
       r.rss_hash = f.rss_hash;
       r.timestamp_ns = now;
       r.cookie = q.lent++;
+      if (++q.next_buffer == q.nbuffers) q.next_buffer = 0;
       advance(q);
     }
     return n;
@@ -195,15 +196,21 @@ class PrebuiltBackend final : public Backend {
   void rx_release(uint16_t queue, std::span<const RxFrame> frames) override {
     if (queue >= queues_.size()) return;
     Queue& q = queues_[queue];
-    for (const RxFrame& f : frames) {
-      if (f.cookie != q.released || q.released == q.lent) {
-        log::error("mem", "RX queue " + std::to_string(queue) + ": frame " + std::to_string(f.cookie) +
-                              " given back out of order (next expected " + std::to_string(q.released) + " of " +
-                              std::to_string(q.lent) + " lent); release frames in the order rx_burst() returned them");
-        continue;
-      }
-      ++q.released;
+    if (frames.empty()) return;
+    // Cookies are consecutive in lending order: a slice given back in that
+    // order starts at the next one expected and counts up by one; any other
+    // frees nothing.
+    const uint64_t first = frames.front().cookie, last = frames.back().cookie;
+    bool in_order = first == q.released && q.lent - q.released >= frames.size();
+    for (size_t i = 0; i < frames.size(); ++i) in_order &= frames[i].cookie == first + i;
+    if (!in_order) {
+      log::error("mem", "RX queue " + std::to_string(queue) + ": frames " + std::to_string(first) + ".." +
+                            std::to_string(last) + " (" + std::to_string(frames.size()) +
+                            ") given back out of order (next expected " + std::to_string(q.released) + " of " +
+                            std::to_string(q.lent) + " lent); release frames in the order rx_burst() returned them");
+      return;
     }
+    q.released += frames.size();
   }
 
   // The engine copies (a ring in device memory): every frame is copied out
@@ -216,7 +223,7 @@ class PrebuiltBackend final : public Backend {
     const uint64_t now = realtime_ns();
     size_t offered = 0;
     while (sink.room() > 0 && !ended(q)) {
-      if (next_index(q) >= due) break;
+      if (q.next >= due) break;
       const Frame& f = frames_[q.frames[q.pos]];
       uint32_t len = static_cast<uint32_t>(f.bytes.size());
       uint32_t flags = f.flags;
@@ -264,18 +271,20 @@ class PrebuiltBackend final : public Backend {
     Region region;
     uint64_t round = 0;            // next frame of the stream: round * frames_.size() + frames[pos]
     size_t pos = 0;
+    uint64_t next = 0;             // that stream index, kept by advance()
     uint64_t lent = 0;             // buffers handed out (cookies are this sequence)
+    uint64_t next_buffer = 0;      // lent % nbuffers: the buffer lent next
     uint64_t released = 0;         // buffers given back
     uint64_t lost = 0;             // frames due while every buffer was lent, not yet taken
   };
 
-  uint64_t next_index(const Queue& q) const { return q.round * frames_.size() + q.frames[q.pos]; }
-  bool ended(const Queue& q) const { return q.frames.empty() || (o_.count != 0 && next_index(q) >= o_.count); }
+  bool ended(const Queue& q) const { return q.frames.empty() || (o_.count != 0 && q.next >= o_.count); }
   void advance(Queue& q) {
     if (++q.pos == q.frames.size()) {
       q.pos = 0;
       ++q.round;
     }
+    q.next = q.round * frames_.size() + q.frames[q.pos];
   }
 
   Status bad_queue(uint16_t queue) const {

@@ -33,8 +33,6 @@ constexpr uint64_t kPublishDescsHost = 256;
 // where consecutive ones form one range: a cudaMemcpyAsync call costs the
 // host microseconds, a CPU copy of a few KiB less (a choice, not measured).
 constexpr uint64_t kMinDmaRunBytes = 16 * 1024;
-// The release point of a lent frame not placed in the ring yet.
-constexpr uint64_t kNotPlaced = UINT64_MAX;
 
 // Which engine thread serves `q`, on which core, polling how.
 struct Placement {
@@ -80,6 +78,7 @@ RxEngine::RxEngine(RxqImpl& q)
       be_(*q.dev->backend),
       wire_(be_.caps().drops_when_full),
       offloads_(q.offloads),
+      plain_(!q.offloads.packet_type && !q.offloads.checksum && !q.offloads.rss_hash),
       burst_(q.burst_size),
       max_frame_(q.max_packet_size) {}
 
@@ -206,7 +205,7 @@ Status RxEngine::map_backend_memory(const backend::RxMemory& m) {
   frame_base_ = m.base;
   frame_bytes_ = m.bytes;
   lent_.resize(std::bit_ceil(static_cast<size_t>(ndesc_) + burst_));
-  burst_frames_.resize(burst_);
+  release_after_.resize(lent_.size());
   return Status::ok();
 }
 
@@ -265,11 +264,16 @@ void RxEngine::reclaim() {
 }
 
 void RxEngine::release_in_place(uint64_t upto) {
-  to_release_.clear();
   const uint64_t mask = lent_.size() - 1;
-  while (lent_head_ < lent_tail_ && lent_[lent_head_ & mask].release_after <= upto)
-    to_release_.push_back(lent_[lent_head_++ & mask].frame);
-  if (!to_release_.empty()) be_.rx_release(q_.queue_id, to_release_);
+  uint64_t end = lent_head_;
+  while (end < placed_ && release_after_[end & mask] <= upto) ++end;
+  if (end == lent_head_) return;
+  // The frames go back as they lie in lent_: one slice, two where it wraps.
+  const uint64_t at = lent_head_ & mask, n = end - lent_head_;
+  const uint64_t first = std::min<uint64_t>(n, lent_.size() - at);
+  be_.rx_release(q_.queue_id, std::span<const backend::RxFrame>(lent_.data() + at, first));
+  if (n > first) be_.rx_release(q_.queue_id, std::span<const backend::RxFrame>(lent_.data(), n - first));
+  lent_head_ = end;
 }
 
 void RxEngine::add_range(std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t off, uint64_t len) {
@@ -279,10 +283,15 @@ void RxEngine::add_range(std::vector<std::pair<uint64_t, uint64_t>>& ranges, uin
     ranges.emplace_back(off, len);
 }
 
-uint32_t RxEngine::describe(const uint8_t* data, uint32_t len, uint32_t flags, uint32_t* rss_hash) const {
+uint32_t RxEngine::flag_bits(uint32_t frame_flags) {
   uint32_t out = 0;
-  if (flags & backend::RxFrameTruncated) out |= dev::bit(dev::PacketFlags::FrameTruncated);
-  if (flags & backend::RxFrameSyntheticL2) out |= dev::bit(dev::PacketFlags::SyntheticL2);
+  if (frame_flags & backend::RxFrameTruncated) out |= dev::bit(dev::PacketFlags::FrameTruncated);
+  if (frame_flags & backend::RxFrameSyntheticL2) out |= dev::bit(dev::PacketFlags::SyntheticL2);
+  return out;
+}
+
+uint32_t RxEngine::describe(const uint8_t* data, uint32_t len, uint32_t flags, uint32_t* rss_hash) const {
+  uint32_t out = flag_bits(flags);
   const bool have_hash = (flags & backend::RxFrameRssHash) != 0;
   const bool want_types = offloads_.packet_type || offloads_.checksum;
   const bool want_hash = offloads_.rss_hash && !have_hash;
@@ -371,32 +380,51 @@ void RxEngine::count_lost() {
 
 // ---- in place (backend-owned memory, ring in host memory) -------------------
 
-RxEngine::Lent& RxEngine::lend(const backend::RxFrame& f) {
-  if (lent_tail_ - lent_head_ == lent_.size()) {
-    // Wire drops wait behind undelivered frames: more than planned for.
-    std::vector<Lent> bigger(lent_.size() * 2);
-    for (uint64_t k = lent_head_; k < lent_tail_; ++k) bigger[k & (bigger.size() - 1)] = lent_[k & (lent_.size() - 1)];
-    lent_.swap(bigger);
+Result<size_t> RxEngine::take_burst(size_t n) {
+  if (lent_tail_ - lent_head_ + n > lent_.size()) grow_lent(lent_tail_ - lent_head_ + n);
+  const uint64_t at = lent_tail_ & (lent_.size() - 1);
+  const size_t ask = std::min<uint64_t>(n, lent_.size() - at);
+  Result<size_t> got = be_.rx_burst(q_.queue_id, std::span(lent_.data() + at, ask));
+  if (got) lent_tail_ += *got;
+  return got;
+}
+
+void RxEngine::grow_lent(size_t need) {
+  // Wire drops wait behind undelivered frames: more than planned for.
+  size_t size = lent_.size();
+  while (size < need) size *= 2;
+  std::vector<backend::RxFrame> frames(size);
+  std::vector<uint64_t> after(size);
+  const uint64_t old_mask = lent_.size() - 1, mask = size - 1;
+  for (uint64_t k = lent_head_; k < lent_tail_; ++k) {
+    frames[k & mask] = lent_[k & old_mask];
+    after[k & mask] = release_after_[k & old_mask];
   }
-  Lent& l = lent_[lent_tail_++ & (lent_.size() - 1)];
-  l.frame = f;
-  l.release_after = pi_;
-  return l;
+  lent_.swap(frames);
+  release_after_.swap(after);
 }
 
 Result<size_t> RxEngine::pull_in_place() {
-  const size_t n = room_;
-  Result<size_t> got = be_.rx_burst(q_.queue_id, std::span(burst_frames_.data(), n));
+  Result<size_t> got = take_burst(room_);
   if (!got) return got;
-  for (size_t i = 0; i < *got; ++i) {
-    const backend::RxFrame& f = burst_frames_[i];
-    Lent& l = lend(f);
+  // The ring's state in locals: the descriptor stores below cannot alias them.
+  const uint64_t lmask = lent_.size() - 1, dmask = ndesc_ - 1, desc_limit = reclaimed_ + ndesc_;
+  uint64_t pi = pi_, bytes = 0, truncated = 0;
+  Status bad;
+  for (; placed_ < lent_tail_; ++placed_) {
+    const backend::RxFrame& f = lent_[placed_ & lmask];
+    uint64_t& release_after = release_after_[placed_ & lmask];
     if (f.len == 0) {
+      release_after = pi;
       drop(DropReason::Empty);
       continue;
     }
-    GNIO_TRY(check_in_region(f));
-    if (pi_ - reclaimed_ >= ndesc_) {
+    if (!in_region(f)) {
+      bad = check_in_region(f);
+      break;
+    }
+    if (pi >= desc_limit) {
+      release_after = pi;
       drop(DropReason::RingFull);  // a wire does not wait for the ring
       continue;
     }
@@ -406,28 +434,36 @@ Result<size_t> RxEngine::pull_in_place() {
       len = max_frame_;
       flags |= backend::RxFrameTruncated;
     }
-    uint32_t rss_hash = f.rss_hash;
+    uint32_t rss_hash = 0;
     dev::RxDesc d;
     d.len = len;
-    d.flags = describe(f.data, len, flags, &rss_hash);
+    if (plain_) {
+      d.flags = flag_bits(flags);
+    } else {
+      rss_hash = f.rss_hash;
+      d.flags = describe(f.data, len, flags, &rss_hash);
+    }
     d.rss_hash = rss_hash;
     d.nstrides = 1;
     d.offset = static_cast<uint64_t>(f.data - frame_base_);
     d.timestamp_ns = f.timestamp_ns;
-    write_desc_[pi_ & (ndesc_ - 1)] = d;
-    ++pi_;
-    l.release_after = pi_;
-    ++new_offered_;
-    new_bytes_ += len;
-    new_truncated_ += (flags & backend::RxFrameTruncated) != 0;
+    write_desc_[pi & dmask] = d;
+    release_after = ++pi;
+    bytes += len;
+    truncated += (flags & backend::RxFrameTruncated) != 0;
   }
+  new_offered_ += pi - pi_;
+  new_bytes_ += bytes;
+  new_truncated_ += truncated;
+  pi_ = pi;
   // Dropped frames with nothing undelivered before them go back now.
   release_in_place(reclaimed_);
+  if (!bad) return bad;
   return got;
 }
 
 Status RxEngine::check_in_region(const backend::RxFrame& f) const {
-  if (f.data >= frame_base_ && f.data + f.len <= frame_base_ + frame_bytes_) return Status::ok();
+  if (in_region(f)) return Status::ok();
   return Status(Errc::BadState, Layer::Backend,
                 be_.caps().driver + ": RX queue " + std::to_string(q_.queue_id) + " returned a frame of " +
                     std::to_string(f.len) + " bytes outside the frame memory it named (" +
@@ -452,72 +488,98 @@ Result<size_t> RxEngine::pull_dma() {
   // Frames of a pull source that found no strides before go first.
   Result<size_t> waiting = place_lent();
   if (!waiting || placed_ != lent_tail_ || *waiting >= asked) return waiting;
-  Result<size_t> got = be_.rx_burst(q_.queue_id, std::span(burst_frames_.data(), asked - *waiting));
+  Result<size_t> got = take_burst(asked - *waiting);
   if (!got) return got;
-  for (size_t i = 0; i < *got; ++i) lend(burst_frames_[i]).release_after = kNotPlaced;
   Result<size_t> placed = place_lent();
   if (!placed) return placed;
   return *waiting + *placed;
 }
 
 Result<size_t> RxEngine::place_lent() {
-  const uint64_t mask = lent_.size() - 1;
-  size_t offered = 0;
-  for (; placed_ < lent_tail_; ++placed_, ++offered) {
-    Lent& l = lent_[placed_ & mask];
-    const backend::RxFrame& f = l.frame;
+  // The ring's state in locals: the descriptor stores below cannot alias them.
+  const uint64_t lmask = lent_.size() - 1, dmask = ndesc_ - 1, smask = nstrides_ - 1;
+  const uint32_t shift = stride_shift_;
+  const uint64_t desc_limit = reclaimed_ + ndesc_, stride_limit = stride_tail_ + nstrides_;
+  uint64_t pi = pi_, head = stride_head_, bytes = 0, strides = 0, truncated = 0;
+  Run run = open_run_;
+  const uint64_t first = placed_;
+  Status bad;
+  for (; placed_ < lent_tail_; ++placed_) {
+    const backend::RxFrame& f = lent_[placed_ & lmask];
+    uint64_t& release_after = release_after_[placed_ & lmask];
     if (f.len == 0) {
-      l.release_after = pi_;
+      release_after = pi;
       drop(DropReason::Empty);
       continue;
     }
-    GNIO_TRY(check_in_region(f));
+    if (!in_region(f)) {
+      bad = check_in_region(f);
+      break;
+    }
     uint32_t flags = f.flags;
     uint32_t len = f.len;
     if (len > max_frame_) {
       len = max_frame_;
       flags |= backend::RxFrameTruncated;
     }
-    // Where the sink would put it: contiguous strides after the last frame.
-    uint32_t need = 0;
-    const std::optional<uint64_t> pos = find_strides(len, need);
-    if (!pos) {
+    // Where the sink would put it (find_strides()): contiguous strides after the last frame.
+    const uint32_t need = (len + (1u << shift) - 1) >> shift;
+    uint64_t pos = head;
+    const uint64_t slot = pos & smask;
+    if (slot + need > nstrides_) pos += nstrides_ - slot;
+    if (pi >= desc_limit || pos + need > stride_limit) {
       if (!wire_) break;  // a pulled source waits, and what follows waits behind it
-      l.release_after = pi_;
+      release_after = pi;
       drop(DropReason::RingFull);  // a wire does not wait for the ring
       continue;
     }
-    const uint64_t offset = (*pos & (nstrides_ - 1)) << stride_shift_;
-    add_run(f.data, offset, len);
-    uint32_t rss_hash = f.rss_hash;
+    const uint64_t offset = (pos & smask) << shift;
+    // One copy covers both frames when they lie at the same distance on
+    // both sides; the bytes between them (the rest of the run's last
+    // stride, under one stride) are copied along: they lie inside the
+    // backend's region because both frames do, and inside strides of this
+    // run in the ring. A wrap of either side makes the distances differ and
+    // ends the run.
+    if (run.bytes && f.data >= run.src && offset >= run.dst + run.bytes &&
+        static_cast<uint64_t>(f.data - run.src) == offset - run.dst) {
+      run.bytes = offset + len - run.dst;
+    } else {
+      open_run_ = run;
+      end_run(/*copy_if_short=*/true);
+      run = {f.data, offset, len};
+    }
+    uint32_t rss_hash = 0;
     dev::RxDesc d;
     d.len = len;
-    d.flags = describe(f.data, len, flags, &rss_hash);
+    if (plain_) {
+      d.flags = flag_bits(flags);
+    } else {
+      rss_hash = f.rss_hash;
+      d.flags = describe(f.data, len, flags, &rss_hash);
+    }
     d.rss_hash = rss_hash;
     d.nstrides = need;
     d.offset = offset;
     d.timestamp_ns = f.timestamp_ns;
-    append(d, *pos, flags);
-    l.release_after = pi_;
+    write_desc_[pi & dmask] = d;
+    head = pos + need;
+    span_end_[pi & dmask] = head;
+    release_after = ++pi;
+    strides += need;
+    bytes += len;
+    truncated += (flags & backend::RxFrameTruncated) != 0;
   }
+  open_run_ = run;
+  new_offered_ += pi - pi_;
+  new_bytes_ += bytes;
+  new_truncated_ += truncated;
+  staged_bytes_ += strides << shift;
+  stride_head_ = head;
+  pi_ = pi;
   // Dropped frames with nothing undelivered before them go back now.
   release_in_place(reclaimed_);
-  return offered;
-}
-
-void RxEngine::add_run(const uint8_t* src, uint64_t dst, uint64_t bytes) {
-  // One copy covers both frames when they lie at the same distance on both
-  // sides; the bytes between them (the rest of the run's last stride, under
-  // one stride) are copied along: they lie inside the backend's region
-  // because both frames do, and inside strides of this run in the ring. A
-  // wrap of either side makes the distances differ and ends the run.
-  Run& r = open_run_;
-  if (r.bytes && src >= r.src && dst >= r.dst + r.bytes && static_cast<uint64_t>(src - r.src) == dst - r.dst) {
-    r.bytes = dst + bytes - r.dst;
-    return;
-  }
-  end_run(/*copy_if_short=*/true);
-  r = {src, dst, bytes};
+  if (!bad) return bad;
+  return placed_ - first;
 }
 
 void RxEngine::end_run(bool copy_if_short) {
@@ -538,7 +600,7 @@ void RxEngine::give_back_unplaced() {
   // Taken from the backend but never offered: they go back, uncounted,
   // after the frames before them.
   const uint64_t mask = lent_.size() - 1;
-  for (; placed_ < lent_tail_; ++placed_) lent_[placed_ & mask].release_after = pi_;
+  for (; placed_ < lent_tail_; ++placed_) release_after_[placed_ & mask] = pi_;
   release_in_place(reclaimed_);
 }
 

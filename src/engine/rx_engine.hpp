@@ -89,20 +89,26 @@ class RxEngine final : public backend::RxSink {
   Result<size_t> pull_sink();
   Result<size_t> pull_in_place();
   Result<size_t> pull_dma();
-  // Places the lent frames not placed yet, in order; how many it offered.
+  // Lends up to `n` frames from the backend straight into lent_ (fewer
+  // where lent_ wraps: the rest comes with the next pull).
+  Result<size_t> take_burst(size_t n);
+  void grow_lent(size_t need);
+  // By DMA: places the lent frames not placed yet, in order; how many it offered.
   Result<size_t> place_lent();
-  // Where a frame of `len` bytes goes: the first of `need` contiguous free
-  // strides after the last frame, or nullopt when descriptors or strides
-  // are short. Used by the sink (claim) and by the DMA path alike.
+  // Where the sink writes a frame of `len` bytes: the first of `need`
+  // contiguous free strides after the last frame, or nullopt when
+  // descriptors or strides are short (place_lent() does the same inline).
   std::optional<uint64_t> find_strides(uint32_t len, uint32_t& need) const;
   // Writes the next descriptor (its frame at strides from `pos`) and counts it.
   void append(const dev::RxDesc& d, uint64_t pos, uint32_t flags);
-  void add_run(const uint8_t* src, uint64_t dst, uint64_t bytes);
   // Closes the open run: a copy at the next publish, or, when it is short
   // and copy_if_short, a CPU copy into the staging mirror now.
   void end_run(bool copy_if_short);
   // stop_source(): lent frames not placed yet go back unoffered.
   void give_back_unplaced();
+  bool in_region(const backend::RxFrame& f) const {
+    return f.data >= frame_base_ && f.data + f.len <= frame_base_ + frame_bytes_;
+  }
   Status check_in_region(const backend::RxFrame& f) const;
   // Frames taken from the backend and not offered yet: the queue is not drained.
   bool holds_frames() const;
@@ -112,12 +118,15 @@ class RxEngine final : public backend::RxSink {
   void fail(const Status& s);
   void add_range(std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t off, uint64_t len);
   uint32_t describe(const uint8_t* data, uint32_t len, uint32_t flags, uint32_t* rss_hash) const;
+  // The PacketFlags a backend's RxFrameFlags stand for (all describe() adds without offloads).
+  static uint32_t flag_bits(uint32_t frame_flags);
   void release_in_place(uint64_t upto);
 
   RxqImpl& q_;
   backend::Backend& be_;
   const bool wire_;
   RxOffloads offloads_;
+  bool plain_;  // no offload asked: descriptors carry the backend's flags only
   uint32_t burst_;
   uint32_t max_frame_;
   DeviceMemory data_, desc_, producer_, claim_, consumer_, staging_;
@@ -144,28 +153,24 @@ class RxEngine final : public backend::RxSink {
   DropCounts new_dropped_{};
 
   // In place and by DMA (mode 2): frames the backend lent, in rx_burst()
-  // order, with the descriptor count after which each may go back
-  // (delivered: its own descriptor; dropped: the descriptors before it).
+  // order (rx_burst() writes them here, rx_release() is given slices of
+  // it), the descriptor count after which each placed one may go back
+  // (delivered: its own descriptor; dropped: the descriptors before it;
+  // non-decreasing in lent order), and the lent frame placed next (by DMA,
+  // those after it, from a pull source, wait for strides).
   bool in_place_ = false;
   bool dma_ = false;
   uint8_t* frame_base_ = nullptr;
   size_t frame_bytes_ = 0;
-  struct Lent {
-    backend::RxFrame frame;
-    uint64_t release_after;
-  };
-  std::vector<Lent> lent_;  // circular, power-of-two size
-  Lent& lend(const backend::RxFrame& f);
-  uint64_t lent_head_ = 0, lent_tail_ = 0;
-  std::vector<backend::RxFrame> burst_frames_, to_release_;
+  std::vector<backend::RxFrame> lent_;  // circular, power-of-two size
+  std::vector<uint64_t> release_after_;  // the same indices
+  uint64_t lent_head_ = 0, placed_ = 0, lent_tail_ = 0;
 
   // By DMA: the backend's memory registered with the GPU (kept mapped while
-  // the copies read it), the lent frame placed next (those after it, from a
-  // pull source, wait for strides), and the copies since the last publish:
-  // one per run of frames that lie at the same distances in the backend's
-  // memory and in the ring.
+  // the copies read it) and the copies since the last publish: one per run
+  // of frames that lie at the same distances in the backend's memory and
+  // in the ring.
   DeviceMemory frame_map_;
-  uint64_t placed_ = 0;
   struct Run {
     const uint8_t* src;
     uint64_t dst;  // byte offset in the ring's data area
