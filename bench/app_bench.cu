@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "../apps/gnio/run/pp_kernel.hpp"
+#include "gnio/dev/app/record_out.hpp"
 #include "../examples/common/example.hpp"
 #include "gnio/gpu_queue.hpp"
 
@@ -213,7 +214,7 @@ struct Measured {
 };
 
 // Consumes the kernel's records as the application's host side does
-// (RecordReader in cmd_run.cpp: a copy of each, the index the kernel waits
+// (RecordReader in cmd_run.cpp: a copy of the words each carries, the index the kernel waits
 // on published every 64 records and at the end of each call), as fast as
 // they come (the kernel waits while a whole ring is unconsumed).
 struct RecordDrain {
@@ -228,7 +229,7 @@ struct RecordDrain {
     const uint32_t items = sem->handle().count();
     while (sem->status(static_cast<uint32_t>(next % items)) == dev::SemStatus::Ready) {
       const uint32_t item = static_cast<uint32_t>(next % items);
-      std::memcpy(&last, sem->payload(item), sizeof last);
+      da::store_record(*reinterpret_cast<const da::Record*>(sem->payload(item)), &last);
       sem->set_status(item, dev::SemStatus::Free);
       if (++next % kPublishEvery == 0) dev::store_release(consumed, next);
     }

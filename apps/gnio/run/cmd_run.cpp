@@ -25,6 +25,7 @@
 #include "../commands.hpp"
 #include "../options.hpp"
 #include "gnio/capabilities.hpp"
+#include "gnio/dev/app/record_out.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/log.hpp"
 #include "gnio/metrics.hpp"
@@ -195,7 +196,9 @@ struct RecordReader {
     while (sem->status(static_cast<uint32_t>(next % items)) == dev::SemStatus::Ready) {
       const uint32_t item = static_cast<uint32_t>(next % items);
       Record& r = out.emplace_back();
-      std::memcpy(&r, sem->payload(item), sizeof(Record));
+      // The words the kernel wrote (store_record()): reads of pinned memory
+      // the GPU just wrote miss the cache, line by line.
+      dev::app::store_record(*reinterpret_cast<const Record*>(sem->payload(item)), &r);
       sem->set_status(item, dev::SemStatus::Free);
       if (++next % kPublishEvery == 0) dev::store_release(consumed, next);
       if ((r.kind == dev::app::kRecordDns && print_dns) || (r.kind == dev::app::kRecordHttp && print_http) ||
