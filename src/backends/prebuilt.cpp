@@ -160,36 +160,41 @@ class PrebuiltBackend final : public Backend {
     // The stream index past which nothing is handed out this burst.
     const uint64_t limit = std::min(pacer_ ? pacer_->due() : UINT64_MAX, o_.count != 0 ? o_.count : UINT64_MAX);
     const uint64_t now = realtime_ns();
-    size_t n = 0;
-    while (n < out.size() && q.next < limit) {
-      if (q.lent - q.released == q.nbuffers) {
+    // The queue's state in locals: the stores into `out` cannot alias them.
+    const uint32_t* order = q.frames.data();
+    const size_t nframes = q.frames.size();
+    uint32_t* holds = q.holds.data();
+    uint8_t* const base = q.region.base();
+    const uint64_t nbuffers = q.nbuffers, buffer_bytes = q.buffer, free_until = q.released + nbuffers;
+    uint64_t lent = q.lent, buffer = q.next_buffer, round = q.round, next = q.next, lost = 0;
+    size_t pos = q.pos, n = 0;
+    while (n < out.size() && next < limit) {
+      if (lent == free_until) {
         if (!pacer_) break;  // a pulled source waits for a buffer
-        ++q.lost;            // a wire does not: the frame is lost at the NIC
-        advance(q);
+        ++lost;              // a wire does not: the frame is lost at the NIC
+        step(order, nframes, round, pos, next);
         continue;
       }
-      const Frame& f = frames_[q.frames[q.pos]];
-      const uint64_t b = q.next_buffer;
-      uint8_t* buffer = q.region.base() + b * q.buffer;
+      const Frame& f = frames_[order[pos]];
+      uint8_t* data = base + buffer * buffer_bytes;
       // A frame lost while every buffer was lent leaves the next buffer one
       // frame ahead of the stream: it gets the due frame's bytes (a paced
       // source after a loss only; otherwise each buffer holds its frame).
-      if (q.holds[b] != q.pos) {
-        std::memcpy(buffer, f.bytes.data(), f.bytes.size());
-        q.holds[b] = static_cast<uint32_t>(q.pos);
+      if (holds[buffer] != pos) {
+        std::memcpy(data, f.bytes.data(), f.bytes.size());
+        holds[buffer] = static_cast<uint32_t>(pos);
       }
-      RxFrame& r = out[n++];
-      r = RxFrame{};
-      r.data = buffer;
-      r.len = static_cast<uint32_t>(f.bytes.size());
-      r.flags = f.flags | RxFrameRssHash;
-      r.wire_len = f.wire_len;
-      r.rss_hash = f.rss_hash;
-      r.timestamp_ns = now;
-      r.cookie = q.lent++;
-      if (++q.next_buffer == q.nbuffers) q.next_buffer = 0;
-      advance(q);
+      out[n++] = RxFrame{data, static_cast<uint32_t>(f.bytes.size()), f.flags | RxFrameRssHash, f.wire_len, now,
+                         lent++, f.rss_hash};
+      if (++buffer == nbuffers) buffer = 0;
+      step(order, nframes, round, pos, next);
     }
+    q.lent = lent;
+    q.next_buffer = buffer;
+    q.round = round;
+    q.pos = pos;
+    q.next = next;
+    q.lost += lost;
     return n;
   }
 
@@ -279,13 +284,15 @@ class PrebuiltBackend final : public Backend {
   };
 
   bool ended(const Queue& q) const { return q.frames.empty() || (o_.count != 0 && q.next >= o_.count); }
-  void advance(Queue& q) {
-    if (++q.pos == q.frames.size()) {
-      q.pos = 0;
-      ++q.round;
+  // Moves a stream position (round, pos and its index next) one frame on.
+  void step(const uint32_t* order, size_t nframes, uint64_t& round, size_t& pos, uint64_t& next) const {
+    if (++pos == nframes) {
+      pos = 0;
+      ++round;
     }
-    q.next = q.round * frames_.size() + q.frames[q.pos];
+    next = round * frames_.size() + order[pos];
   }
+  void advance(Queue& q) const { step(q.frames.data(), q.frames.size(), q.round, q.pos, q.next); }
 
   Status bad_queue(uint16_t queue) const {
     return Status(Errc::InvalidValue, Layer::Backend,

@@ -52,6 +52,14 @@ Placement placement_of(const RxqImpl& q) {
   return out;
 }
 
+// The PacketFlags a backend's RxFrameFlags stand for (all describe() adds without offloads).
+uint32_t flag_bits(uint32_t frame_flags) {
+  uint32_t out = 0;
+  if (frame_flags & backend::RxFrameTruncated) out |= dev::bit(dev::PacketFlags::FrameTruncated);
+  if (frame_flags & backend::RxFrameSyntheticL2) out |= dev::bit(dev::PacketFlags::SyntheticL2);
+  return out;
+}
+
 Result<std::shared_ptr<EngineThread>> thread_for(RxqImpl& q) {
   const Placement want = placement_of(q);
   std::lock_guard lock(q.dev->engine_mu);
@@ -281,13 +289,6 @@ void RxEngine::add_range(std::vector<std::pair<uint64_t, uint64_t>>& ranges, uin
     ranges.back().second += len;
   else
     ranges.emplace_back(off, len);
-}
-
-uint32_t RxEngine::flag_bits(uint32_t frame_flags) {
-  uint32_t out = 0;
-  if (frame_flags & backend::RxFrameTruncated) out |= dev::bit(dev::PacketFlags::FrameTruncated);
-  if (frame_flags & backend::RxFrameSyntheticL2) out |= dev::bit(dev::PacketFlags::SyntheticL2);
-  return out;
 }
 
 uint32_t RxEngine::describe(const uint8_t* data, uint32_t len, uint32_t flags, uint32_t* rss_hash) const {
