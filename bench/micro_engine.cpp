@@ -9,7 +9,12 @@
 // owned memory cost before) or copied by the copy engine straight from the
 // backend's memory in runs (mode 2 now). The emulated copy engine is a
 // memcpy on the calling thread, so those rows include the copy the GPU's
-// copy engine does on a real device.
+// copy engine does on a real device; host_ns_per_packet leaves publish()
+// out, which on a GPU is the CUDA calls only. The Mem rows feed the engine
+// from the mem: source shaped as gnio_bench shapes it (strides and buffers
+// of the frame's size, 16384 strides, bursts of 256): in place (ring in
+// host memory) and by DMA (ring in device memory), the rows of gnio_bench's
+// one-queue mem=host and mem=gpu without the kernel.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
