@@ -72,30 +72,36 @@ struct Table {
   }
 };
 
+// Packets [first, first + n) as one warp of lanes: merged, then each
+// leader's key, hash and merged update handed to `apply`. `hash_of` gives
+// each flow's hash (the real one, or a forced collision).
+template <typename HashOf, typename Apply>
+void merge_warp(const std::vector<Packet>& packets, size_t first, uint32_t n, HashOf hash_of, Apply apply) {
+  FlowKey keys[kWarp]{};
+  uint64_t hashes[kWarp]{};
+  bool tracked[kWarp]{}, lead[kWarp]{};
+  FlowDelta d[kWarp]{};
+  for (uint32_t i = 0; i < n; ++i) {
+    const Packet& p = packets[first + i];
+    keys[i] = key_of(p.flow);
+    hashes[i] = p.tracked ? hash_of(p.flow) : 0;
+    tracked[i] = p.tracked;
+    if (p.tracked) d[i] = FlowDelta::one(p.direction, p.len, p.ts, p.tcp_flags);
+  }
+  merge_flow_lanes(keys, hashes, tracked, d, lead, n);
+  for (uint32_t i = 0; i < n; ++i)
+    if (lead[i]) apply(keys[i], hashes[i], d[i]);
+}
+
 // The packets in warps of kWarp lanes: merged, then one update per leader.
-// `hash_of` gives each flow's hash (the real one, or a forced collision).
 template <typename HashOf>
 void feed_merged(Table& t, const std::vector<Packet>& packets, HashOf hash_of) {
-  for (size_t first = 0; first < packets.size(); first += kWarp) {
-    const uint32_t n = static_cast<uint32_t>(std::min<size_t>(kWarp, packets.size() - first));
-    FlowKey keys[kWarp];
-    uint64_t hashes[kWarp];
-    bool tracked[kWarp], lead[kWarp];
-    FlowDelta d[kWarp];
-    for (uint32_t i = 0; i < n; ++i) {
-      const Packet& p = packets[first + i];
-      keys[i] = key_of(p.flow);
-      hashes[i] = p.tracked ? hash_of(p.flow) : 0;
-      tracked[i] = p.tracked;
-      if (p.tracked) d[i] = FlowDelta::one(p.direction, p.len, p.ts, p.tcp_flags);
-    }
-    merge_flow_lanes(keys, hashes, tracked, d, lead, n);
-    for (uint32_t i = 0; i < n; ++i)
-      if (lead[i]) {
-        count_outcome(t.outcomes, t.table.apply(keys[i], hashes[i], d[i]), d[i].count());
-        ++t.updates;
-      }
-  }
+  for (size_t first = 0; first < packets.size(); first += kWarp)
+    merge_warp(packets, first, static_cast<uint32_t>(std::min<size_t>(kWarp, packets.size() - first)), hash_of,
+               [&](const FlowKey& key, uint64_t hash, const FlowDelta& d) {
+                 count_outcome(t.outcomes, t.table.apply(key, hash, d), d.count());
+                 ++t.updates;
+               });
 }
 
 void feed_one_by_one(Table& t, const std::vector<Packet>& packets) {
@@ -260,27 +266,15 @@ void feed_bursts(Table& t, const std::vector<Packet>& packets, size_t burst, uin
   block_flows_clear(slots.data());
   for (size_t from = 0; from < packets.size(); from += burst) {
     const size_t to = std::min(packets.size(), from + burst);
-    for (size_t first = from; first < to; first += kWarp) {
-      const uint32_t n = static_cast<uint32_t>(std::min<size_t>(kWarp, to - first));
-      FlowKey keys[kWarp];
-      uint64_t hashes[kWarp];
-      bool tracked[kWarp], lead[kWarp];
-      FlowDelta d[kWarp];
-      for (uint32_t i = 0; i < n; ++i) {
-        const Packet& p = packets[first + i];
-        keys[i] = key_of(p.flow);
-        hashes[i] = p.tracked ? FlowTable::hash(keys[i]) : 0;
-        tracked[i] = p.tracked;
-        if (p.tracked) d[i] = FlowDelta::one(p.direction, p.len, p.ts, p.tcp_flags);
-      }
-      merge_flow_lanes(keys, hashes, tracked, d, lead, n);
-      for (uint32_t i = 0; i < n; ++i)
-        if (lead[i] && !block_flows_add(slots.data(), keys[i], hashes[i], d[i])) {
-          count_outcome(t.outcomes, t.table.apply(keys[i], hashes[i], d[i]), d[i].count());
-          ++t.updates;
-          ++direct;
-        }
-    }
+    for (size_t first = from; first < to; first += kWarp)
+      merge_warp(packets, first, static_cast<uint32_t>(std::min<size_t>(kWarp, to - first)),
+                 [](uint32_t flow) { return FlowTable::hash(key_of(flow)); },
+                 [&](const FlowKey& key, uint64_t hash, const FlowDelta& d) {
+                   if (block_flows_add(slots.data(), key, hash, d)) return;
+                   count_outcome(t.outcomes, t.table.apply(key, hash, d), d.count());
+                   ++t.updates;
+                   ++direct;
+                 });
     block_flows_flush(slots.data(), t.table, t.outcomes, t.updates);
     for (const BlockFlowSlot& s : slots) ASSERT_EQ(s.tag, 0u) << "a slot left full after the flush";
   }
