@@ -115,6 +115,8 @@ class RxEngine final : public backend::RxSink {
   // Adds what the backend lost before offering it (take_rx_drops()).
   void count_lost();
   Status publish();
+  // Enough waits to publish now (the thresholds in rx_engine.cpp).
+  bool batch_full() const;
   void fail(const Status& s);
   void add_range(std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t off, uint64_t len);
   uint32_t describe(const uint8_t* data, uint32_t len, uint32_t flags, uint32_t* rss_hash) const;
