@@ -1,4 +1,5 @@
 #include "tools.hpp"
+#include "traffic.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -22,10 +23,6 @@ extern char** environ;
 namespace gnio::nicbench {
 
 namespace {
-
-Status os_error(const std::string& what, int err, const std::string& fix) {
-  return Status(Errc::IoError, Layer::App, what + ": " + std::strerror(err) + "; " + fix);
-}
 
 int64_t ms_now() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())

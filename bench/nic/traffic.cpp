@@ -21,11 +21,11 @@
 
 namespace gnio::nicbench {
 
-namespace {
-
 Status os_error(const std::string& what, int err, const std::string& fix) {
   return Status(Errc::IoError, Layer::App, what + ": " + std::strerror(err) + "; " + fix);
 }
+
+namespace {
 
 uint16_t ipv4_checksum(const uint8_t* h) {
   uint32_t sum = 0;

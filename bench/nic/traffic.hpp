@@ -17,6 +17,9 @@
 
 namespace gnio::nicbench {
 
+// An IoError: what failed, the system's reason for `err`, and the fix.
+Status os_error(const std::string& what, int err, const std::string& fix);
+
 using Mac = std::array<uint8_t, 6>;
 
 // Ethernet/IPv4/UDP frames of exactly `size` bytes (no FCS) from `src` to
