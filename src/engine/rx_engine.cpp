@@ -58,6 +58,16 @@ Placement placement_of(const RxqImpl& q) {
   return out;
 }
 
+// Strides of 2^shift bytes a packet of `len` bytes takes.
+uint32_t strides_for(uint32_t len, uint32_t shift) { return (len + (1u << shift) - 1) >> shift; }
+
+// The first of `need` contiguous strides at or after `head` in a ring of
+// `nstrides`: a packet does not wrap, it starts over at slot 0.
+uint64_t stride_pos(uint64_t head, uint32_t need, uint64_t nstrides) {
+  const uint64_t slot = head & (nstrides - 1);
+  return slot + need > nstrides ? head + nstrides - slot : head;
+}
+
 // The PacketFlags a backend's RxFrameFlags stand for (all describe() adds without offloads).
 uint32_t flag_bits(uint32_t frame_flags) {
   uint32_t out = 0;
@@ -298,6 +308,14 @@ void RxEngine::add_range(std::vector<std::pair<uint64_t, uint64_t>>& ranges, uin
 }
 
 uint32_t RxEngine::describe(const uint8_t* data, uint32_t len, uint32_t flags, uint32_t* rss_hash) const {
+  if (plain_) {
+    *rss_hash = 0;
+    return flag_bits(flags);
+  }
+  return describe_offloads(data, len, flags, rss_hash);
+}
+
+uint32_t RxEngine::describe_offloads(const uint8_t* data, uint32_t len, uint32_t flags, uint32_t* rss_hash) const {
   uint32_t out = flag_bits(flags);
   const bool have_hash = (flags & backend::RxFrameRssHash) != 0;
   const bool want_types = offloads_.packet_type || offloads_.checksum;
@@ -320,10 +338,8 @@ uint32_t RxEngine::describe(const uint8_t* data, uint32_t len, uint32_t flags, u
 
 std::optional<uint64_t> RxEngine::find_strides(uint32_t len, uint32_t& need) const {
   if (pi_ - reclaimed_ >= ndesc_) return std::nullopt;
-  need = (len + (1u << stride_shift_) - 1) >> stride_shift_;
-  uint64_t pos = stride_head_;
-  const uint64_t slot = pos & (nstrides_ - 1);
-  if (slot + need > nstrides_) pos += nstrides_ - slot;  // keep the packet contiguous
+  need = strides_for(len, stride_shift_);
+  const uint64_t pos = stride_pos(stride_head_, need, nstrides_);
   if (pos + need - stride_tail_ > nstrides_) return std::nullopt;
   return pos;
 }
@@ -441,15 +457,10 @@ Result<size_t> RxEngine::pull_in_place() {
       len = max_frame_;
       flags |= backend::RxFrameTruncated;
     }
-    uint32_t rss_hash = 0;
+    uint32_t rss_hash = f.rss_hash;
     dev::RxDesc d;
     d.len = len;
-    if (plain_) {
-      d.flags = flag_bits(flags);
-    } else {
-      rss_hash = f.rss_hash;
-      d.flags = describe(f.data, len, flags, &rss_hash);
-    }
+    d.flags = describe(f.data, len, flags, &rss_hash);
     d.rss_hash = rss_hash;
     d.nstrides = 1;
     d.offset = static_cast<uint64_t>(f.data - frame_base_);
@@ -530,10 +541,8 @@ Result<size_t> RxEngine::place_lent() {
       flags |= backend::RxFrameTruncated;
     }
     // Where the sink would put it (find_strides()): contiguous strides after the last frame.
-    const uint32_t need = (len + (1u << shift) - 1) >> shift;
-    uint64_t pos = head;
-    const uint64_t slot = pos & smask;
-    if (slot + need > nstrides_) pos += nstrides_ - slot;
+    const uint32_t need = strides_for(len, shift);
+    const uint64_t pos = stride_pos(head, need, nstrides_);
     if (pi >= desc_limit || pos + need > stride_limit) {
       if (!wire_) break;  // a pulled source waits, and what follows waits behind it
       release_after = pi;
@@ -555,15 +564,10 @@ Result<size_t> RxEngine::place_lent() {
       end_run(/*copy_if_short=*/true);
       run = {f.data, offset, len};
     }
-    uint32_t rss_hash = 0;
+    uint32_t rss_hash = f.rss_hash;
     dev::RxDesc d;
     d.len = len;
-    if (plain_) {
-      d.flags = flag_bits(flags);
-    } else {
-      rss_hash = f.rss_hash;
-      d.flags = describe(f.data, len, flags, &rss_hash);
-    }
+    d.flags = describe(f.data, len, flags, &rss_hash);
     d.rss_hash = rss_hash;
     d.nstrides = need;
     d.offset = offset;

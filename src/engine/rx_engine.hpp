@@ -120,6 +120,8 @@ class RxEngine final : public backend::RxSink {
   void fail(const Status& s);
   void add_range(std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t off, uint64_t len);
   uint32_t describe(const uint8_t* data, uint32_t len, uint32_t flags, uint32_t* rss_hash) const;
+  // describe() when some offload is asked for: parses the frame.
+  uint32_t describe_offloads(const uint8_t* data, uint32_t len, uint32_t flags, uint32_t* rss_hash) const;
   void release_in_place(uint64_t upto);
 
   RxqImpl& q_;
