@@ -216,31 +216,6 @@ struct Measured {
   double gbps() const { return seconds > 0 ? timed_bytes * 8.0 / seconds / 1e9 : 0; }
 };
 
-// Consumes the kernel's records as the application's host side does
-// (RecordReader in cmd_run.cpp: a copy of the words each carries, the index the kernel waits
-// on published every 64 records and at the end of each call), as fast as
-// they come (the kernel waits while a whole ring is unconsumed).
-struct RecordDrain {
-  static constexpr uint64_t kPublishEvery = 64;
-  GpuSemaphore* sem;
-  uint64_t* consumed;  // CpuGpu, read by the kernel
-  uint64_t next = 0;
-  da::Record last{};
-
-  uint64_t drain() {
-    const uint64_t from = next;
-    const uint32_t items = sem->handle().count();
-    while (sem->status(static_cast<uint32_t>(next % items)) == dev::SemStatus::Ready) {
-      const uint32_t item = static_cast<uint32_t>(next % items);
-      da::store_record(*reinterpret_cast<const da::Record*>(sem->payload(item)), &last);
-      sem->set_status(item, dev::SemStatus::Free);
-      if (++next % kPublishEvery == 0) dev::store_release(consumed, next);
-    }
-    if (next != from) dev::store_release(consumed, next);
-    return next - from;
-  }
-};
-
 LaunchConfig launch_config(const Gpu& gpu, const Options& o, uint32_t grid, const char* name) {
   LaunchConfig c;
   c.grid = grid;
@@ -343,11 +318,16 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
 
   std::atomic<bool> stop_drain{false};
   std::thread drainer;
-  RecordDrain drain{records ? &*records : nullptr, consumed ? static_cast<uint64_t*>(consumed->host_ptr()) : nullptr};
+  // The records consumed as `gnio run` does, as fast as they come (the
+  // kernel waits while a whole ring is unconsumed); each copied as there.
+  app::RecordConsumer drain{records ? &*records : nullptr,
+                            consumed ? static_cast<uint64_t*>(consumed->host_ptr()) : nullptr};
+  da::Record copy{};
+  const auto take = [&](const da::Record& in_ring) { da::store_record(in_ring, &copy); };
   if (records)
     drainer = std::thread([&] {
       while (!stop_drain.load(std::memory_order_relaxed))
-        if (drain.drain() == 0) std::this_thread::yield();
+        if (drain.drain(take) == 0) std::this_thread::yield();
     });
 
   // Timed from the first look that finds packets finished to the one that
@@ -372,7 +352,7 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
   const Status stopped = k->stop();
   stop_drain = true;
   if (drainer.joinable()) drainer.join();
-  if (records) drain.drain();
+  if (records) drain.drain(take);
   const KernelTotals end = k->totals();
   m.packets = end.packets;
   RxqStats sum;

@@ -180,32 +180,20 @@ void print_record(const Record& r) {
   }
 }
 
-// The records the kernel made ready since the last call, in order. The
-// kernel waits on `consumed`, published once per kPublishEvery records and
-// at the end of each call rather than per record.
+// The records the kernel made ready since the last call, in order, printed
+// as asked.
 struct RecordReader {
-  static constexpr uint64_t kPublishEvery = 64;
-  GpuSemaphore* sem;
-  uint64_t* consumed;  // CpuGpu, read by the kernel
-  uint64_t next = 0;
+  app::RecordConsumer ring;
   bool print_dns = false, print_http = false, print_tls = false;
 
   void drain(std::vector<Record>& out) {
-    const uint32_t items = sem->handle().count();
-    const uint64_t from = next;
-    while (sem->status(static_cast<uint32_t>(next % items)) == dev::SemStatus::Ready) {
-      const uint32_t item = static_cast<uint32_t>(next % items);
+    ring.drain([&](const Record& in_ring) {
       Record& r = out.emplace_back();
-      // The words the kernel wrote (store_record()): reads of pinned memory
-      // the GPU just wrote miss the cache, line by line.
-      dev::app::store_record(*reinterpret_cast<const Record*>(sem->payload(item)), &r);
-      sem->set_status(item, dev::SemStatus::Free);
-      if (++next % kPublishEvery == 0) dev::store_release(consumed, next);
+      dev::app::store_record(in_ring, &r);
       if ((r.kind == dev::app::kRecordDns && print_dns) || (r.kind == dev::app::kRecordHttp && print_http) ||
           (r.kind == dev::app::kRecordTls && print_tls))
         print_record(r);
-    }
-    if (next != from) dev::store_release(consumed, next);
+    });
   }
 };
 
@@ -358,7 +346,7 @@ int run_packet_processing(const RunOptions& o) {
   std::fflush(stdout);
 
   RunResult result;
-  RecordReader reader{&*records, static_cast<uint64_t*>(consumed->host_ptr())};
+  RecordReader reader{{&*records, static_cast<uint64_t*>(consumed->host_ptr())}};
   for (size_t pos = 0; pos <= o.print.size();) {
     const size_t comma = std::min(o.print.find(',', pos), o.print.size());
     const std::string what = o.print.substr(pos, comma - pos);
@@ -479,7 +467,7 @@ int run_packet_processing(const RunOptions& o) {
     return fail("stopping the kernel", stopped);
   }
   const uint64_t claimed = *static_cast<const uint64_t*>(claim->host_ptr());
-  result.records_lost = claimed - reader.next - live[app::counter::kRecordsDropped];
+  result.records_lost = claimed - reader.ring.next - live[app::counter::kRecordsDropped];
   result.kernel = kernel->totals();
 
   // Every GPU handle goes before the queues under it: a queue exposed to a

@@ -11,6 +11,7 @@
 #include "gnio/dev/rxq.hpp"
 #include "gnio/dev/semaphore.hpp"
 #include "gnio/dev/txq.hpp"
+#include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"
 
 namespace gnio::app {
@@ -67,5 +68,34 @@ struct PpArgs {
 };
 
 Result<PersistentKernel> launch_packet_processing(const Gpu& gpu, const LaunchConfig& cfg, const PpArgs& args);
+
+// The host side of the record hand-off (`gnio run` and app_bench): takes
+// the records the kernel made ready, in order, and frees their items. The
+// kernel waits on `consumed`, published every kPublishEvery records and at
+// the end of each call rather than per record.
+struct RecordConsumer {
+  static constexpr uint64_t kPublishEvery = 64;
+  GpuSemaphore* sem = nullptr;
+  uint64_t* consumed = nullptr;  // CpuGpu, read by the kernel
+  uint64_t next = 0;
+
+  // Calls take(record in the ring) for each, before its item is freed;
+  // returns how many. take() copies what it keeps with store_record(): the
+  // words the kernel wrote (reads of pinned memory the GPU just wrote miss
+  // the cache, line by line).
+  template <typename Take>
+  uint64_t drain(Take&& take) {
+    const uint64_t from = next;
+    const uint32_t items = sem->handle().count();
+    while (sem->status(static_cast<uint32_t>(next % items)) == dev::SemStatus::Ready) {
+      const uint32_t item = static_cast<uint32_t>(next % items);
+      take(*reinterpret_cast<const dev::app::Record*>(sem->payload(item)));
+      sem->set_status(item, dev::SemStatus::Free);
+      if (++next % kPublishEvery == 0) dev::store_release(consumed, next);
+    }
+    if (next != from) dev::store_release(consumed, next);
+    return next - from;
+  }
+};
 
 }  // namespace gnio::app
