@@ -95,7 +95,9 @@ metrics)
               "gnio_kernel_packets_total r['kernel']['packets']" \
               "gnio_rx_engine_work_polls_total sum(q['engine']['work_polls'] for q in r['rx_queues'])" \
               "gnio_pp_protocol_packets_total{gpu=\"cpu\",protocol=\"udp\"} r['protocols']['udp']" \
-              "gnio_pp_protocol_packets_total{gpu=\"cpu\",protocol=\"ipv4\"} r['protocols']['ipv4']"; do
+              "gnio_pp_protocol_packets_total{gpu=\"cpu\",protocol=\"ipv4\"} r['protocols']['ipv4']" \
+              "gnio_pp_flow_table_updates_total r['flows']['table_updates']" \
+              "gnio_pp_records_waited_total r['records']['waited_for_host']"; do
     name=${pair%% *} expr=${pair#* }
     early=$(sum "$name" "$work/early.prom") mid=$(sum "$name" "$work/mid.prom") final=$(js "$expr" "$r")
     echo "$name: $early then $mid while running, $final at the end"

@@ -163,6 +163,10 @@ void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labe
     w.counter("gnio_pp_malformed_total", "Packets found malformed or cut, by reason", with("reason", kReasonNames[k]),
               c[app::counter::kReason + k]);
   w.counter("gnio_pp_records_total", "DNS/HTTP/TLS records handed to the host", base, c[app::counter::kRecords]);
+  w.counter("gnio_pp_records_waited_total", "Record hand-offs that waited for the host to free ring room", base,
+            c[app::counter::kRecordWaits]);
+  w.counter("gnio_pp_flow_table_updates_total", "Flow-table updates made (a burst's packets of one flow are one)", base,
+            c[app::counter::kFlowUpdates]);
 }
 
 void print_record(const Record& r) {

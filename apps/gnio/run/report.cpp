@@ -190,6 +190,7 @@ json report_json(const RunResult& r, uint32_t top_flows) {
                 {"new", r.count(counter::kFlow + kFlowNew)},
                 {"evicted", r.count(counter::kFlow + kFlowEvicted)},
                 {"untracked_packets", r.count(counter::kFlow + kFlowUntracked)},
+                {"table_updates", r.count(counter::kFlowUpdates)},
                 {"top", top}};
   json rx = json::array();
   uint64_t offered = 0;
