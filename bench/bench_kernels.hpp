@@ -50,6 +50,14 @@ struct TouchTotals {
   uint64_t bytes;
   uint64_t sum;
   uint64_t bad_release;
+  // Where a block's time went, summed over its bursts (wait_clock_ns, thread
+  // 0): from the last release to holding the next burst (waiting for the
+  // engine, claiming), reading it (all warps done), and releasing it (the
+  // wait for the bursts before it included).
+  uint64_t bursts;
+  uint64_t receive_ns;
+  uint64_t read_ns;
+  uint64_t release_ns;
 };
 
 // The RX queues of one port, one per block.
@@ -67,17 +75,10 @@ struct QueueSet {
 // round trip per packet (over PCIe about a microsecond), which is what made
 // 64-byte packets latency-bound. Bytes past the last whole word, and packets
 // not 16-byte aligned, are read by their own lane.
-__device__ inline uint64_t touch_warp(const uint8_t* p, uint32_t len) {
-  constexpr uint32_t kUnroll = 4, kAll = 0xffffffffu;
+template <uint32_t kUnroll>
+__device__ inline uint64_t touch_words(const uint8_t* p, uint32_t len, uint32_t words, uint32_t end, uint32_t total) {
+  constexpr uint32_t kAll = 0xffffffffu;
   const uint32_t lane = threadIdx.x & 31u;
-  const bool aligned = (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
-  const uint32_t words = aligned ? len / 16 : 0;
-  uint32_t end = words;  // inclusive scan: this lane's words end at `end`
-  for (uint32_t d = 1; d < 32; d <<= 1) {
-    const uint32_t v = __shfl_up_sync(kAll, end, d);
-    if (lane >= d) end += v;
-  }
-  const uint32_t total = __shfl_sync(kAll, end, 31);
   const uint32_t begin = end - words;
   const auto addr = reinterpret_cast<uintptr_t>(p);
   uint64_t sum = 0;
@@ -99,6 +100,23 @@ __device__ inline uint64_t touch_warp(const uint8_t* p, uint32_t len) {
   }
   for (uint32_t i = words * 16; i < len; ++i) sum += p[i];
   return sum;
+}
+
+// Four loads in flight per lane cover a warp of 64-byte packets in one
+// round; larger packets take many rounds, each a memory latency, so they get
+// sixteen (at 1500 B four left a block at about 10 GB/s from device memory).
+__device__ inline uint64_t touch_warp(const uint8_t* p, uint32_t len) {
+  constexpr uint32_t kAll = 0xffffffffu;
+  const uint32_t lane = threadIdx.x & 31u;
+  const bool aligned = (reinterpret_cast<uintptr_t>(p) & 15u) == 0;
+  const uint32_t words = aligned ? len / 16 : 0;
+  uint32_t end = words;  // inclusive scan: this lane's words end at `end`
+  for (uint32_t d = 1; d < 32; d <<= 1) {
+    const uint32_t v = __shfl_up_sync(kAll, end, d);
+    if (lane >= d) end += v;
+  }
+  const uint32_t total = __shfl_sync(kAll, end, 31);
+  return total > 32 * 4 ? touch_words<16>(p, len, words, end, total) : touch_words<4>(p, len, words, end, total);
 }
 #endif
 
@@ -124,10 +142,13 @@ struct TouchKernel {
     constexpr Scope S = Scope::Block;
     const dev::Rxq& rxq = queues.rxq[dev::block_index() % queues.count];
     uint64_t packets = 0, bytes = 0, sum = 0, bad = 0;
+    uint64_t bursts = 0, receive_ns = 0, read_ns = 0, release_ns = 0;
+    uint64_t last = dev::wait_clock_ns();
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
       dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
       if (b.count() == 0) continue;
+      const uint64_t held = dev::wait_clock_ns();
       uint64_t burst_bytes = 0;
 #if GNIO_DEVICE_PASS
       for (uint32_t first = threadIdx.x & ~31u; first < b.count(); first += blockDim.x) {
@@ -151,11 +172,19 @@ struct TouchKernel {
         burst_bytes += p.size();
       }
 #endif
+      dev::sync_block();  // every warp has read the burst (the timing's only barrier)
+      const uint64_t read = dev::wait_clock_ns();
       if (rxq.release<S>(b) != dev::Status::Success) ++bad;
+      const uint64_t released = dev::wait_clock_ns();
       if (dev::thread_index() == 0) {
         ctx.count_packets(b.count(), 0);
         packets += b.count();
+        ++bursts;
+        receive_ns += held - last;
+        read_ns += read - held;
+        release_ns += released - read;
       }
+      last = released;
       if (burst_bytes) ctx.count_packets(0, burst_bytes);
       bytes += burst_bytes;
     }
@@ -163,6 +192,12 @@ struct TouchKernel {
     dev::fetch_add_relaxed(&totals->bytes, bytes);
     dev::fetch_add_relaxed(&totals->sum, sum);
     dev::fetch_add_relaxed(&totals->bad_release, bad);
+    if (bursts) {
+      dev::fetch_add_relaxed(&totals->bursts, bursts);
+      dev::fetch_add_relaxed(&totals->receive_ns, receive_ns);
+      dev::fetch_add_relaxed(&totals->read_ns, read_ns);
+      dev::fetch_add_relaxed(&totals->release_ns, release_ns);
+    }
   }
 };
 

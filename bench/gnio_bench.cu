@@ -92,6 +92,17 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
+// A block's burst on average, from the receive kernel's own clock: its
+// size and where the block's time went (TouchTotals).
+std::string burst_anatomy(const bench::TouchTotals& t) {
+  if (t.bursts == 0) return {};
+  const double n = static_cast<double>(t.bursts);
+  return fmt("; a block's burst: %.0f packets,", static_cast<double>(t.packets) / n) +
+         fmt(" %.1f us to hold,", static_cast<double>(t.receive_ns) / n / 1e3) +
+         fmt(" %.1f to read,", static_cast<double>(t.read_ns) / n / 1e3) +
+         fmt(" %.1f to release", static_cast<double>(t.release_ns) / n / 1e3);
+}
+
 std::string machine(const Gpu& gpu) {
   utsname u{};
   uname(&u);
@@ -453,6 +464,7 @@ Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem, uint32_t blo
   feeder.join();
   const Status s = k->stop();
   const auto* t = static_cast<const bench::TouchTotals*>(totals->host_ptr());
+  r.result += burst_anatomy(*t);
   r.ok = got && s && t->bad_release == 0 && k->totals().errors == 0;
   return r;
 }
@@ -464,11 +476,15 @@ struct RxCase {
   RingMem mem;
   uint32_t queues;
   bool prebuilt;
+  bench::Touch touch = bench::Touch::Bytes;  // Nothing: an anatomy row (receive and release only)
 };
 
 Row gnio_rx(Gpu& gpu, const Options& o, const RxCase& c) {
   const std::string source = c.prebuilt ? "mem" : "synthetic";
-  Row r{"gnio " + source + ": mem=" + (c.mem == RingMem::Gpu ? "gpu" : "host"), c.size, c.queues};
+  const std::string mem_text = c.mem == RingMem::Gpu ? "gpu" : "host";
+  Row r{c.touch == bench::Touch::Bytes ? "gnio " + source + ": mem=" + mem_text
+                                       : "kernel anatomy: gnio " + source + ":, mem=" + mem_text + ", reads nothing",
+        c.size, c.queues};
   r.ok = false;
   const std::string spec = c.prebuilt ? "mem:count=0,frames=" + std::to_string(o.frames) + ",flows=1024,size=" +
                                             std::to_string(c.size) + ",ring=" + std::to_string(o.ring) +
@@ -502,27 +518,36 @@ Row gnio_rx(Gpu& gpu, const Options& o, const RxCase& c) {
   if (!totals) return r;
   auto k = PersistentKernel::launch(
       gpu, launch_config(set.count * (gpu.emulated() ? 1u : o.blocks_per_queue), gpu.emulated() ? 1u : o.block, "bench-rx"),
-      bench::TouchKernel{set, static_cast<bench::TouchTotals*>(totals->device_ptr()), bench::kBurst});
+      bench::TouchKernel{set, static_cast<bench::TouchTotals*>(totals->device_ptr()), bench::kBurst, c.touch});
   if (!k) return r;
   // Where each engine thread's time went in the window: a thread busy all
   // of it bounds the row; one mostly idle leaves the bound to the kernel.
+  // A publication's cost and its copies say whether the engine's CUDA calls
+  // (mem=gpu) bound it.
   auto engine_ns = [&] {
-    std::array<uint64_t, 3> t{};  // busy, idle, publishing
+    std::array<uint64_t, 5> t{};  // busy, idle, publishing, publications, copies
     for (const EthRxq& q : qs) {
       const RxqStats st = q.stats();
       t[0] += st.busy_ns;
       t[1] += st.idle_ns;
       t[2] += st.publish_ns;
+      t[3] += st.bursts;
+      t[4] += st.copies;
     }
     return t;
   };
-  std::array<uint64_t, 3> before{};
+  std::array<uint64_t, 5> before{};
   const bool got = measure(*k, o.window_s, r, [&] { before = engine_ns(); });
-  const std::array<uint64_t, 3> after = engine_ns();
+  const std::array<uint64_t, 5> after = engine_ns();
   const double busy = static_cast<double>(after[0] - before[0]), idle = static_cast<double>(after[1] - before[1]);
+  const double pubs = static_cast<double>(after[3] - before[3]);
   if (busy + idle > 0)
     r.result = fmt("engine busy %.0f %%", 100 * busy / (busy + idle)) +
-               fmt(" (publishing %.0f %% of it)", busy > 0 ? 100 * static_cast<double>(after[2] - before[2]) / busy : 0);
+               fmt(" (publishing %.0f %% of it", busy > 0 ? 100 * static_cast<double>(after[2] - before[2]) / busy : 0) +
+               (pubs > 0 ? fmt(", %.1f us", static_cast<double>(after[2] - before[2]) / pubs / 1e3) +
+                               fmt(" and %.1f copies a publication", static_cast<double>(after[4] - before[4]) / pubs)
+                         : std::string()) +
+               ")";
   const Status s = k->stop();
   uint64_t missed = 0, errors = 0;
   for (const EthRxq& q : qs) {
@@ -530,6 +555,7 @@ Row gnio_rx(Gpu& gpu, const Options& o, const RxCase& c) {
     errors += q.stats().errors;
   }
   const auto* t = static_cast<const bench::TouchTotals*>(totals->host_ptr());
+  r.result += burst_anatomy(*t);
   r.ok = got && s && missed == 0 && errors == 0 && t->bad_release == 0;
   for (GpuRxq& h : hs) h.destroy();
   for (EthRxq& q : qs) q.destroy();
@@ -918,6 +944,17 @@ int main(int argc, char** argv) {
           gnio_rows.push_back(g);
           rows.push_back(g);
         }
+  // Anatomy of the engine's rows over several queues: the kernel only
+  // receives and releases. If these stop adding up with more queues, the
+  // bound is the receive/release chain or the engines, not reading packets.
+  for (RingMem m : mems)
+    for (uint32_t nq : o.queue_counts) {
+      if (!o.runs("anatomy")) break;
+      Row a = gnio_rx(*gpu, o, {64, m, nq, true, bench::Touch::Nothing});
+      a.bound = fmt("ceiling %.2f Mpps", ceiling_of(64, m).mpps());
+      a.ratio = ceiling_of(64, m).mpps() > 0 ? a.mpps() / ceiling_of(64, m).mpps() : 0;
+      rows.push_back(a);
+    }
   std::vector<Row> anti;
   for (uint32_t size : {64u, 1500u})
     for (uint32_t burst : {1u, 32u, 256u}) {

@@ -93,6 +93,9 @@ TEST(BenchTable, EveryRowMeasuredWithItsRatio) {
     for (const char* a : {"1 block, reads every byte", "1 block, reads descriptors only", "1 block, reads nothing",
                           "2 blocks, reads descriptors only", "2 blocks, reads nothing", "8 blocks, reads every byte"})
       expected.push_back({std::string("kernel anatomy: bare ring, mem=") + mem + ", " + a + "|64|1", true});
+  for (const char* mem : {"host", "gpu"})
+    for (const char* q : {"1", "2", "4", "8"})
+      expected.push_back({std::string("kernel anatomy: gnio mem:, mem=") + mem + ", reads nothing|64|" + q, true});
   for (const char* size : {"64", "1500"}) {
     for (const char* a : {"anti-pattern: copy + launch per packet", "anti-pattern: host copy + launch per burst of 32",
                           "anti-pattern: host copy + launch per burst of 256"})

@@ -58,7 +58,17 @@ GNIO_HD GNIO_FORCEINLINE void fence_system(cuda::std::memory_order order) {
 #endif
 }
 
-// A store ordered by an earlier fence_system(release).
+// Orders accesses at device scope only: between threads of one GPU, no
+// wait for writes to reach host memory.
+GNIO_HD GNIO_FORCEINLINE void fence_device(cuda::std::memory_order order) {
+#ifndef GNIO_FENCES_AS_ACCESSES
+  cuda::atomic_thread_fence(order, cuda::thread_scope_device);
+#else
+  (void)order;
+#endif
+}
+
+// A store ordered by an earlier fence_system(release) or fence_device.
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE void store_after_fence(T* p, T v) {
 #ifndef GNIO_FENCES_AS_ACCESSES
@@ -68,7 +78,7 @@ GNIO_HD GNIO_FORCEINLINE void store_after_fence(T* p, T v) {
 #endif
 }
 
-// A load ordered by a later fence_system(acquire or acq_rel).
+// A load ordered by a later fence_system or fence_device (acquire or acq_rel).
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE T load_before_fence(T* p) {
 #ifndef GNIO_FENCES_AS_ACCESSES

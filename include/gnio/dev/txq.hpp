@@ -121,11 +121,15 @@ class Txq {
 
   // Marks the batch's descriptors ready once every thread of the scope has
   // filled its part. Nothing is sent until push().
+  //
+  // One system-scope fence per batch, by the leader after the barrier: the
+  // barrier orders the other threads' descriptor and payload writes before
+  // the leader's fence, and a fence is cumulative (PTX memory model), so it
+  // makes them visible to the host before any mark. A fence per thread
+  // before the barrier as well, as this did before, waited for host memory
+  // once more on every batch's path (a PCIe round trip each).
   template <Scope S>
   GNIO_HD void commit(const TxBatch& b) const {
-    // Each thread's descriptor and payload writes travel to host memory on
-    // their own; each thread fences them before the leader publishes.
-    fence_system(cuda::std::memory_order_release);
     if constexpr (S == Scope::Warp) {
       sync_warp();
       if (lane_index() != 0) return;
@@ -133,11 +137,7 @@ class Txq {
       sync_block();
       if (thread_index() != 0) return;
     }
-    // One fence orders what the scope wrote (seen through the barrier)
-    // before all of the marks: a release store per descriptor would fence
-    // at system scope once per packet.
-    if constexpr (S != Scope::Thread)
-      fence_system(cuda::std::memory_order_release);
+    fence_system(cuda::std::memory_order_release);
     for (uint32_t i = 0; i < b.count(); ++i) {
       uint64_t idx = b.first() + i;
       store_after_fence(&ring_.ready[idx & ring_.desc_mask], idx + 1);
@@ -148,6 +148,12 @@ class Txq {
   // committed descriptor. Returns the new producer index. The index lives in
   // host memory, where the GPU cannot do atomic read-modify-writes, so
   // publishers take turns through a lock in device memory.
+  //
+  // The fence here is at device scope: each committer's system-scope fence
+  // made its descriptors and payloads visible to the host before its marks,
+  // so what the doorbell needs is only to follow the marks it read (the
+  // marks and this thread are on one GPU). A system-scope fence here was a
+  // third wait for host memory on every send.
   GNIO_HD uint64_t push() const {
     for (uint32_t spins = 0;; ++spins) {
       uint32_t unlocked = 0;
@@ -158,9 +164,7 @@ class Txq {
     uint64_t end = cur;
     while (load_before_fence(&ring_.ready[end & ring_.desc_mask]) == end + 1) ++end;
     if (end != cur) {
-      // Acquires the committers' marks and releases the doorbell: one
-      // system fence for the whole run of descriptors.
-      fence_system(cuda::std::memory_order_acq_rel);
+      fence_device(cuda::std::memory_order_acq_rel);
       store_after_fence(ring_.pushed, end);
       store_after_fence(ring_.producer, end);
     }
