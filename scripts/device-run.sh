@@ -4,7 +4,8 @@
 # soak. Logs go to $OUT (default ./device-out).
 #   scripts/device-run.sh STEP...
 #     test      ctest -L gpu, compute-sanitizer, gnio doctor/caps
-#     bench     gnio_bench (docs/BENCHMARKS.md) and app_bench
+#     bench     gnio (gnio_bench, docs/BENCHMARKS.md, and the echo loops)
+#               and app (app_bench)
 #     nic       gnio_nic_bench on a veth pair (needs root)
 #     soak      300 s at full load with per-second counter checks; with
 #               other steps it runs beside test (correctness only) and the
@@ -25,6 +26,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 steps=" $* "
 [ "$steps" = "  " ] && steps=" all "
 [[ $steps == *" all "* ]] && steps+=" test bench "
+[[ $steps == *" bench "* ]] && steps+=" gnio app "
 has() { [[ $steps == *" $1 "* ]]; }
 
 deps=${GNIO_DEPS:-$PWD/.deps}
@@ -97,7 +99,7 @@ fi
 
 # Timed steps run alone on the machine.
 finish_soak
-if has bench; then
+if has gnio; then
   # One table: floors, ceilings, gnio rows, anti-patterns, TX, echo, targets.
   timeout 200 "$b/bench/gnio_bench" --gpu auto "${quick[@]}" >"$OUT/bench.txt" 2>&1
   echo "bench rc=$?"
@@ -111,6 +113,8 @@ if has bench; then
     rc=$?
     echo "echo loop, 100000 packets, mem=$mem: rc=$rc, $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f", b-a}') s"
   done
+fi
+if has app; then
   # The reference application against receive-only and one host core.
   timeout 300 "$b/bench/app_bench" --gpu auto --row-limit 30 "${quick[@]}" >"$OUT/app-bench.txt" 2>&1
   echo "app_bench rc=$?"
