@@ -48,9 +48,10 @@ cp -P /usr/$multiarch/libbenchmark.so* /usr/$multiarch/libbenchmark_main.a "$des
 for lib in libcpp-httplib.so.0.11 libbrotlidec.so.1 libbrotlienc.so.1 libbrotlicommon.so.1; do
   cp -L /usr/$multiarch/$lib "$dest/$multiarch/"
 done
+ln -sf libcpp-httplib.so.0.11 "$dest/$multiarch/libcpp-httplib.so"
 cp -r /usr/$multiarch/cmake/benchmark "$dest/$multiarch/cmake/"
 mkdir -p "$dest/$multiarch/pkgconfig"
-for pc in libxdp libbpf; do
+for pc in libxdp libbpf cpp-httplib; do
   sed -e 's|^prefix=.*|prefix=${pcfiledir}/../../..|' -e 's|^libdir=.*|libdir=${prefix}/'"$multiarch"'|' \
       -e 's|^includedir=.*|includedir=${prefix}/include|' -e 's|^Requires.private:.*||' \
       /usr/$multiarch/pkgconfig/$pc.pc >"$dest/$multiarch/pkgconfig/$pc.pc"
