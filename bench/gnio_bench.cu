@@ -357,7 +357,7 @@ Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem, uint32_t blo
   auto desc = gpu.alloc(size_t{n} * sizeof(dev::RxDesc), ring_kind, 4096);
   auto producer = gpu.alloc(128, ring_kind, 128);
   auto consumer = gpu.alloc(128, MemKind::CpuGpu, 128);
-  auto claim = gpu.alloc(512 + size_t{n} * sizeof(uint64_t), MemKind::Gpu, 128);  // as the engine lays it out
+  auto claim = gpu.alloc(256, MemKind::Gpu, 128);
   auto index_slots = gpu.alloc(size_t{n / B + 1} * 8, MemKind::CpuGpu, 128);
   auto totals = gpu.alloc(sizeof(bench::TouchTotals), MemKind::GpuCpu);
   if (frames.empty() || !pool || !templ || !data || !desc || !producer || !consumer || !claim || !index_slots || !totals)
@@ -375,9 +375,8 @@ Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem, uint32_t blo
   ring.producer = static_cast<uint64_t*>(producer->device_ptr());
   ring.consumer = static_cast<uint64_t*>(consumer->device_ptr());
   ring.claim = static_cast<uint64_t*>(claim->device_ptr());
-  ring.released = ring.claim + 16;
-  ring.told = ring.claim + 32;
-  ring.done = ring.claim + 64;
+  ring.released = ring.claim + 8;
+  ring.told = ring.claim + 16;
   ring.desc_mask = n - 1;
   ring.stride_shift = static_cast<uint32_t>(std::countr_zero(buf));
   ring.release_step = std::max(1u, n / 8);  // as the engine sets it: one frame per stride here

@@ -169,8 +169,7 @@ Status RxEngine::allocate() {
   auto producer = gpu.alloc(128, ring_kind, 128);
   if (!producer) return producer.status();
   producer_ = std::move(*producer);
-  // claim, released, told and its lock: an L2 line (128 B) each; then the done marks.
-  auto claim = gpu.alloc(512 + size_t{ndesc_} * sizeof(uint64_t), MemKind::Gpu, 128);
+  auto claim = gpu.alloc(256, MemKind::Gpu, 128);  // claim, released, told and its lock: a cache line each
   if (!claim) return claim.status();
   claim_ = std::move(*claim);
   auto consumer = gpu.alloc(128, MemKind::CpuGpu, 128);
@@ -196,9 +195,8 @@ Status RxEngine::allocate() {
   dev_ring_.producer = static_cast<uint64_t*>(producer_.device_ptr());
   dev_ring_.consumer = static_cast<uint64_t*>(consumer_.device_ptr());
   dev_ring_.claim = static_cast<uint64_t*>(claim_.device_ptr());
-  dev_ring_.released = static_cast<uint64_t*>(claim_.device_ptr()) + 16;
-  dev_ring_.told = static_cast<uint64_t*>(claim_.device_ptr()) + 32;
-  dev_ring_.done = static_cast<uint64_t*>(claim_.device_ptr()) + 64;
+  dev_ring_.released = static_cast<uint64_t*>(claim_.device_ptr()) + 8;
+  dev_ring_.told = static_cast<uint64_t*>(claim_.device_ptr()) + 16;
   dev_ring_.desc_mask = ndesc_ - 1;
   dev_ring_.stride_shift = stride_shift_;
   // An eighth of the frames the ring holds at the largest frame size, and

@@ -103,25 +103,6 @@ GNIO_HD GNIO_FORCEINLINE void store_release_device(T* p, T v) {
   DeviceRef<T>(*p).store(v, cuda::std::memory_order_release);
 }
 
-// Sequentially consistent at device scope: for a store followed by a load
-// of another word in two threads (each must see the other's store or have
-// its own seen), which acquire/release does not order.
-template <typename T>
-GNIO_HD GNIO_FORCEINLINE T load_sc_device(T* p) {
-  return DeviceRef<T>(*p).load(cuda::std::memory_order_seq_cst);
-}
-
-template <typename T>
-GNIO_HD GNIO_FORCEINLINE void store_sc_device(T* p, T v) {
-  DeviceRef<T>(*p).store(v, cuda::std::memory_order_seq_cst);
-}
-
-template <typename T>
-GNIO_HD GNIO_FORCEINLINE bool compare_exchange_sc(T* p, T& expected, T desired) {
-  return DeviceRef<T>(*p).compare_exchange_strong(expected, desired, cuda::std::memory_order_seq_cst,
-                                                  cuda::std::memory_order_seq_cst);
-}
-
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE bool compare_exchange(T* p, T& expected, T desired) {
   return DeviceRef<T>(*p).compare_exchange_strong(expected, desired, cuda::std::memory_order_acq_rel,

@@ -29,12 +29,8 @@ struct RxRing {
   uint64_t* producer = nullptr;  // descriptors published by the engine (ring memory)
   uint64_t* consumer = nullptr;  // descriptors released by the kernel (pinned host)
   uint64_t* claim = nullptr;     // next descriptor handed to a receiver (device)
-  uint64_t* released = nullptr;  // device: descriptors released, every burst before it included
+  uint64_t* released = nullptr;  // device: descriptors released; receivers wait on it to release in order
   uint64_t* told = nullptr;      // device: told[0] the value last stored to `consumer`, told[8] a lock word
-  // device, desc_mask + 1 words: done[i & desc_mask] is the end of the burst
-  // that starts at descriptor i once it was released (bursts are released
-  // in any order; `released` moves over those that are done).
-  uint64_t* done = nullptr;
   uint32_t desc_mask = 0;
   uint32_t stride_shift = 0;
   // Releases store `consumer` (a system-scope release) when they cross a

@@ -106,11 +106,9 @@ class Rxq {
     }
   }
 
-  // Gives the burst's strides back to the NIC engine. Bursts may be
-  // released in any order (the engine gets strides back in order, once
-  // every burst before them was released too); every thread of the scope
-  // must call it after its last access to the packets. A burst released
-  // twice is BadState.
+  // Gives the burst's strides back to the NIC engine. Bursts are released
+  // in the order they were received; every thread of the scope must call it
+  // after its last access to the packets.
   template <Scope S>
   GNIO_HD Status release(const RxBurst& b) const {
     if constexpr (S == Scope::Warp) {
@@ -153,43 +151,29 @@ class Rxq {
     }
   }
 
-  // A release marks its burst done and moves `released` over every burst
-  // that is done from there, so no receiver waits for the bursts before its
-  // own: releasing in order, each receiver waited for its predecessor's
-  // release, and with several blocks on a queue (or a slow one among them)
-  // that wait was most of a burst's time on the H200. The mark and the
-  // index are in device memory (a PCIe read per poll would be slow). A
-  // releaser stores its mark, then reads `released`; an advancer moves
-  // `released`, then reads the next mark: both sequentially consistent, so
-  // one of the two always sees the other and no done burst is left behind.
-  //
-  // The engine hears through `consumer` in host memory, and storing it is
-  // a system-scope release, whose fence waits for the block's writes to
-  // host memory to land: one in every burst's release chain held a queue
-  // near 25 Mpps. So the advancer tells the engine only when `released`
-  // crosses a multiple of release_step (as a NIC's descriptors are refilled
-  // in batches), and a receiver with nothing to receive tells it the rest:
-  // the engine waits for room only while the kernel has a backlog, whose
-  // releases cross the next multiple, or has none, and then a receiver
-  // polls.
+  // Releases are in order: a receiver waits for `released` (device memory:
+  // a PCIe read per poll would be slow) to reach its burst and moves it on,
+  // at device scope. The engine hears through `consumer` in host memory,
+  // and storing it is a system-scope release, whose fence waits for the
+  // block's writes to host memory to land: one in every burst's release
+  // chain held a queue near 25 Mpps. So the chain tells the engine only
+  // when it crosses a multiple of release_step (as a NIC's descriptors are
+  // refilled in batches), and a receiver with nothing to receive tells it
+  // the rest: the engine waits for room only while the kernel has a
+  // backlog, whose releases cross the next multiple, or has none, and then
+  // a receiver polls.
   GNIO_HD Status release_one(const RxBurst& b) const {
     if (b.count() == 0) return Status::Success;
-    const uint64_t first = b.first(), end = first + b.count();
-    // A mark left from an earlier lap of the ring ends at or before `first`.
-    uint64_t* mark = &ring_.done[first & ring_.desc_mask];
-    if (load_acquire_device(ring_.released) > first || load_acquire_device(mark) >= end)
-      return Status::BadState;  // released twice
-    store_sc_device(mark, end);
-    const uint64_t step = ring_.release_step > 1 ? ring_.release_step : 1;
-    uint64_t r = load_sc_device(ring_.released);
-    for (;;) {
-      const uint64_t e = load_sc_device(&ring_.done[r & ring_.desc_mask]);
-      if (e <= r) break;  // the burst at `released` is still held
-      if (compare_exchange_sc(ring_.released, r, e)) {
-        if (r / step != e / step) tell_engine();
-        r = e;
-      }
+    for (uint32_t spins = 0;; ++spins) {
+      uint64_t c = load_acquire_device(ring_.released);
+      if (c == b.first()) break;
+      if (c > b.first()) return Status::BadState;  // released twice
+      backoff(spins);
     }
+    const uint64_t end = b.first() + b.count();
+    store_release_device(ring_.released, end);
+    const uint64_t step = ring_.release_step > 1 ? ring_.release_step : 1;
+    if (b.first() / step != end / step) tell_engine();
     return Status::Success;
   }
 
