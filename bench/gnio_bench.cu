@@ -46,7 +46,15 @@ struct Options {
   double window_s = 0.4;   // measured time per throughput row
   uint32_t samples = 3000; // echo round trips per variant
   uint32_t block = 256;
-  uint32_t blocks_per_queue = 2;  // blocks of the receive kernel serving one queue
+  // The receive kernel: one block per queue asking for up to 2048 packets
+  // at a time. A burst costs a block about 8 us however large it is (claim,
+  // in-order release, their fences), and every block added to the GPU
+  // slowed all of them once about eight ran (docs/DESIGN-NOTES.md, "Known
+  // limits"): on the H200, 64 B over 4 queues went from 78 Mpps (bursts of
+  // 256) to 151 (2048); more blocks per queue or bursts of 4096 on an
+  // 8192-entry ring were slower.
+  uint32_t burst = 2048;
+  uint32_t blocks_per_queue = 1;
   // A partial run: sections (ceiling, anatomy, gnio, anti, tx, echo), frame
   // sizes and queue counts; empty means all. The targets need a full run.
   std::vector<std::string> only;
@@ -385,8 +393,11 @@ Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem, uint32_t blo
   const uint32_t grid = gpu.emulated() ? 1u : blocks;
   auto k = PersistentKernel::launch(gpu, launch_config(grid, gpu.emulated() ? 1u : o.block, "bench-ceiling"),
                                     bench::TouchKernel{set, static_cast<bench::TouchTotals*>(totals->device_ptr()),
-                                                       bench::kBurst, touch});
-  if (!k) return r;
+                                                       o.burst, touch});
+  if (!k) {
+    std::fprintf(stderr, "%s: %s\n", r.name.c_str(), k.status().to_string().c_str());
+    return r;
+  }
 
   std::atomic<bool> stop{false}, window_open{false};
   Clock::time_point opened;  // written before window_open is set
@@ -518,8 +529,11 @@ Row gnio_rx(Gpu& gpu, const Options& o, const RxCase& c) {
   if (!totals) return r;
   auto k = PersistentKernel::launch(
       gpu, launch_config(set.count * (gpu.emulated() ? 1u : o.blocks_per_queue), gpu.emulated() ? 1u : o.block, "bench-rx"),
-      bench::TouchKernel{set, static_cast<bench::TouchTotals*>(totals->device_ptr()), bench::kBurst, c.touch});
-  if (!k) return r;
+      bench::TouchKernel{set, static_cast<bench::TouchTotals*>(totals->device_ptr()), o.burst, c.touch});
+  if (!k) {
+    std::fprintf(stderr, "%s: %s\n", r.name.c_str(), k.status().to_string().c_str());
+    return r;
+  }
   // Where each engine thread's time went in the window: a thread busy all
   // of it bounds the row; one mostly idle leaves the bound to the kernel.
   // A publication's cost and its copies say whether the engine's CUDA calls
@@ -678,7 +692,10 @@ Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload) {
   if (!h) return r;
   auto k = PersistentKernel::launch(gpu, launch_config(1, gpu.emulated() ? 1u : o.block, "bench-tx"),
                                     bench::TxKernel{h->handle(), pool->handle(), size, bench::kBurst});
-  if (!k) return r;
+  if (!k) {
+    std::fprintf(stderr, "%s: %s\n", r.name.c_str(), k.status().to_string().c_str());
+    return r;
+  }
   // Counted where the packets arrive: handed to the backend by the TX engine.
   const auto deadline = Clock::now() + std::chrono::seconds(5);
   while (q->stats().packets == 0 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -832,7 +849,7 @@ void print(const std::string& machine_line, const Options& o, const std::vector<
            const std::vector<Target>& targets) {
   std::printf("\nmachine: %s\n", machine_line.c_str());
   std::printf("window per throughput row: %.2f s%s; bursts of %u, %u threads per block, %u blocks per RX queue\n\n",
-              o.window_s, o.quick ? " (--quick)" : "", bench::kBurst, o.block, o.blocks_per_queue);
+              o.window_s, o.quick ? " (--quick)" : "", o.burst, o.block, o.blocks_per_queue);
   std::printf("| row | size B | queues | packets | Mpps | Gbit/s | result | bound | ratio | ok |\n"
               "|---|---:|---:|---:|---:|---:|---|---|---:|---|\n");
   for (const Row& r : rows) {
@@ -867,6 +884,23 @@ int main(int argc, char** argv) {
   app.add_option("--samples", o.samples, "echo round trips measured per variant")->capture_default_str();
   app.add_option("--block", o.block, "threads per block of the persistent kernels (a multiple of 32)")
       ->capture_default_str();
+  app.add_option("--burst", o.burst, "packets the receive kernel's blocks ask for at a time (RX rows)")
+      ->check(CLI::Range(1u, 4096u))
+      ->capture_default_str();
+  const CLI::Validator power_of_two(
+      [](std::string& v) {
+        const unsigned long n = std::stoul(v);
+        return n != 0 && (n & (n - 1)) == 0 ? std::string() : "must be a power of two, not " + v;
+      },
+      "POWER OF TWO");
+  app.add_option("--ring", o.ring, "prebuilt buffers per queue of the mem: rows and entries of the ceiling's ring")
+      ->check(CLI::Range(256u, 65536u))
+      ->check(power_of_two)
+      ->capture_default_str();
+  app.add_option("--strides", o.strides, "strides of each gnio RX queue's ring")
+      ->check(CLI::Range(256u, 131072u))
+      ->check(power_of_two)
+      ->capture_default_str();
   app.add_option("--blocks-per-queue", o.blocks_per_queue,
                  "blocks of the receive kernel per RX queue, ceiling rows included (1 on the emulated device)")
       ->check(CLI::Range(1u, 16u))
@@ -886,6 +920,7 @@ int main(int argc, char** argv) {
     o.frames = 256;
     o.ring = 1024;
     o.strides = 2048;
+    o.burst = std::min(o.burst, o.ring / 4);  // a ring of four bursts, as in a full run
   }
   auto gpu = examples::open_gpu(gpu_id, false);
   if (!gpu) return examples::fail(gpu.status());

@@ -90,7 +90,7 @@ TEST(BenchTable, EveryRowMeasuredWithItsRatio) {
           expected.push_back({std::string("gnio ") + source + ": mem=" + mem + "|" + size + "|" + q, true});
     }
   for (const char* mem : {"host", "gpu"})
-    for (const char* a : {"1 block, reads every byte", "1 block, reads descriptors only", "1 block, reads nothing",
+    for (const char* a : {"1 block, reads descriptors only", "1 block, reads nothing", "2 blocks, reads every byte",
                           "2 blocks, reads descriptors only", "2 blocks, reads nothing", "8 blocks, reads every byte"})
       expected.push_back({std::string("kernel anatomy: bare ring, mem=") + mem + ", " + a + "|64|1", true});
   for (const char* mem : {"host", "gpu"})
