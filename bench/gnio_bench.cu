@@ -50,9 +50,9 @@ struct Options {
   // at a time. A burst costs a block about 8 us however large it is (claim,
   // in-order release, their fences), and every block added to the GPU
   // slowed all of them once about eight ran (docs/DESIGN-NOTES.md, "Known
-  // limits"): on the H200, 64 B over 4 queues went from 78 Mpps (bursts of
-  // 256) to 151 (2048); more blocks per queue or bursts of 4096 on an
-  // 8192-entry ring were slower.
+  // limits"): on the H200, 64 B over 4 queues (the better ring memory)
+  // went from 78 Mpps with bursts of 256 to 151 with 2048; more blocks per
+  // queue, or bursts of 4096 on an 8192-entry ring, were slower.
   uint32_t burst = 2048;
   uint32_t blocks_per_queue = 1;
   // A partial run: sections (ceiling, anatomy, gnio, anti, tx, echo), frame
