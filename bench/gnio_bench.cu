@@ -102,6 +102,13 @@ std::string fmt(const char* f, double v) {
 
 // A block's burst on average, from the receive kernel's own clock: its
 // size and where the block's time went (TouchTotals).
+// A row whose kernel did not launch (e.g. too many registers for --block):
+// it stays not ok, and stderr says why.
+Row not_launched(const Row& r, const Status& s) {
+  std::fprintf(stderr, "%s: %s\n", r.name.c_str(), s.to_string().c_str());
+  return r;
+}
+
 std::string burst_anatomy(const bench::TouchTotals& t) {
   if (t.bursts == 0) return {};
   const double n = static_cast<double>(t.bursts);
@@ -394,10 +401,7 @@ Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem, uint32_t blo
   auto k = PersistentKernel::launch(gpu, launch_config(grid, gpu.emulated() ? 1u : o.block, "bench-ceiling"),
                                     bench::TouchKernel{set, static_cast<bench::TouchTotals*>(totals->device_ptr()),
                                                        o.burst, touch});
-  if (!k) {
-    std::fprintf(stderr, "%s: %s\n", r.name.c_str(), k.status().to_string().c_str());
-    return r;
-  }
+  if (!k) return not_launched(r, k.status());
 
   std::atomic<bool> stop{false}, window_open{false};
   Clock::time_point opened;  // written before window_open is set
@@ -530,10 +534,7 @@ Row gnio_rx(Gpu& gpu, const Options& o, const RxCase& c) {
   auto k = PersistentKernel::launch(
       gpu, launch_config(set.count * (gpu.emulated() ? 1u : o.blocks_per_queue), gpu.emulated() ? 1u : o.block, "bench-rx"),
       bench::TouchKernel{set, static_cast<bench::TouchTotals*>(totals->device_ptr()), o.burst, c.touch});
-  if (!k) {
-    std::fprintf(stderr, "%s: %s\n", r.name.c_str(), k.status().to_string().c_str());
-    return r;
-  }
+  if (!k) return not_launched(r, k.status());
   // Where each engine thread's time went in the window: a thread busy all
   // of it bounds the row; one mostly idle leaves the bound to the kernel.
   // A publication's cost and its copies say whether the engine's CUDA calls
@@ -692,10 +693,7 @@ Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload) {
   if (!h) return r;
   auto k = PersistentKernel::launch(gpu, launch_config(1, gpu.emulated() ? 1u : o.block, "bench-tx"),
                                     bench::TxKernel{h->handle(), pool->handle(), size, bench::kBurst});
-  if (!k) {
-    std::fprintf(stderr, "%s: %s\n", r.name.c_str(), k.status().to_string().c_str());
-    return r;
-  }
+  if (!k) return not_launched(r, k.status());
   // Counted where the packets arrive: handed to the backend by the TX engine.
   const auto deadline = Clock::now() + std::chrono::seconds(5);
   while (q->stats().packets == 0 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
