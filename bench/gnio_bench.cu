@@ -100,8 +100,6 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 
-// A block's burst on average, from the receive kernel's own clock: its
-// size and where the block's time went (TouchTotals).
 // A row whose kernel did not launch (e.g. too many registers for --block):
 // it stays not ok, and stderr says why.
 Row not_launched(const Row& r, const Status& s) {
@@ -109,6 +107,8 @@ Row not_launched(const Row& r, const Status& s) {
   return r;
 }
 
+// A block's burst on average, from the receive kernel's own clock: its
+// size and where the block's time went (TouchTotals).
 std::string burst_anatomy(const bench::TouchTotals& t) {
   if (t.bursts == 0) return {};
   const double n = static_cast<double>(t.bursts);
@@ -811,7 +811,8 @@ Row echo_latency(Gpu& gpu, const Options& o, RingMem mem, bool busy) {
       EchoStampKernel{hrx->handle(), htx->handle(), static_cast<uint64_t*>(stamps->device_ptr()), nstamps});
   auto peer_tx = b->create_txq(0);
   auto peer_rx = b->create_rxq(0);
-  if (!k || !peer_tx || !peer_rx || !peer_tx->start() || !peer_rx->set_busy_poll(busy) || !peer_rx->start()) return r;
+  if (!k) return not_launched(r, k.status());
+  if (!peer_tx || !peer_rx || !peer_tx->start() || !peer_rx->set_busy_poll(busy) || !peer_rx->start()) return r;
   const auto frames = make_frames(128, 1);
   std::vector<double> rtt, hop_engines, hop_kernel, hop_back, step_reply, step_commit, step_push;
   const uint32_t warm = 100;
@@ -916,8 +917,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   const CLI::Validator power_of_two(
       [](std::string& v) {
-        const unsigned long n = std::stoul(v);
-        return n != 0 && (n & (n - 1)) == 0 ? std::string() : "must be a power of two, not " + v;
+        return std::has_single_bit(std::stoul(v)) ? std::string() : "must be a power of two, not " + v;
       },
       "POWER OF TWO");
   app.add_option("--ring", o.ring, "prebuilt buffers per queue of the mem: rows and entries of the ceiling's ring")
