@@ -174,9 +174,14 @@ TEST(Prebuilt, PacedSourceLosesFramesThatFindNoRoom) {
   ASSERT_TRUE(b);
   EXPECT_TRUE(b->caps().drops_when_full);
   RecordingSink sink(9216);
-  sink.set_room(20);
-  (void)b->rx_into(0, sink);  // starts the clock
-  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  // No room in the first call: it only starts the clock. With room, a thread
+  // preempted for 20 us inside it would take all 20 frames before any claim
+  // is refused.
+  sink.set_room(0);
+  auto started = b->rx_into(0, sink);
+  ASSERT_TRUE(started);
+  EXPECT_EQ(*started, 0u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));  // all 20 frames are due
   sink.refuse_claims(3);
   testing::drain_into(*b, sink, 20);
   ASSERT_EQ(sink.events.size(), 20u);
