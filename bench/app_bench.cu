@@ -18,7 +18,6 @@
 // each kernel row runs R times (interleaved, so that drift hits every
 // variant alike); the table shows the median run and a second table the
 // spread.
-#include <CLI/CLI.hpp>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -34,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "app_bench_options.hpp"
 #include "../apps/gnio/run/pp_kernel.hpp"
 #include "gnio/dev/app/record_out.hpp"
 #include "../examples/common/example.hpp"
@@ -45,6 +45,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+using app_bench::Options;
+
 constexpr uint64_t kPollNs = 200000;  // a stop request is seen within 200 us
 constexpr uint32_t kFlowSlots = 65536;  // gnio run's default --flow-slots
 constexpr uint32_t kRecordItems = 16384;  // gnio run's record ring
@@ -53,20 +55,6 @@ constexpr uint32_t kRecordItems = 16384;  // gnio run's record ring
 constexpr uint32_t kQuickRecordItems = 256;
 constexpr double kTarget = 0.70;  // the application costs no more than 30 % of receive-only
 
-struct Options {
-  std::string gpu = "auto";
-  bool quick = false;
-  uint32_t queues = 4;
-  std::string mem = "gpu";
-  uint32_t block = 256;
-  uint32_t burst = 256;  // gnio run's default --burst
-  uint32_t strides = 8192;
-  uint32_t ring = 8192;  // prebuilt buffers per queue
-  uint64_t packets = 0;  // per traffic; 0: by size
-  uint32_t repeat = 0;   // runs of each kernel row; 0: 3 on a GPU, 1 on the emulated device
-  double row_limit_s = 120;
-  std::string captures = GNIO_CAPTURES_DIR;
-};
 
 double secs_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -653,29 +641,12 @@ bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficRes
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Line by line even into a file: a run stopped by a time limit keeps the rows it finished.
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  Options o;
-  CLI::App cli{"app_bench: the packet-processing application against receive-only and one host core, same traffic"};
-  cli.add_option("--gpu", o.gpu, "PCIe bus id, auto (falls back to cpu) or cpu")->capture_default_str();
-  cli.add_flag("--quick", o.quick, "few packets, small rings, 2 queues (CI-class machines, the emulated device)");
-  auto* queues = cli.add_option("--queues", o.queues, "RX queues, one kernel block each")->capture_default_str();
-  cli.add_option("--mem", o.mem, "RX ring memory: gpu or host")->capture_default_str()->check(CLI::IsMember({"gpu", "host"}));
-  cli.add_option("--block", o.block, "threads per block (1 on the emulated device)")->capture_default_str();
-  cli.add_option("--burst", o.burst, "packets per receive, every kernel")->capture_default_str();
-  cli.add_option("--packets", o.packets, "packets per traffic (0: 10 M each, --quick fewer)")->capture_default_str();
-  cli.add_option("--repeat", o.repeat, "runs of each kernel row, the median shown (0: 3 on a GPU, 1 on the emulated device)")
-      ->capture_default_str();
-  cli.add_option("--row-limit", o.row_limit_s, "seconds a row may take before it fails")->capture_default_str();
-  cli.add_option("--captures", o.captures, "folder of .pcap captures replayed as the mix")->capture_default_str();
-  CLI11_PARSE(cli, argc, argv);
+int app_bench::run(Options o) {
   if (o.queues == 0 || o.queues > Queues::kMax) {
     std::fprintf(stderr, "error: --queues %u is out of range 1..%u\n", o.queues, Queues::kMax);
     return 2;
   }
   if (o.quick) {
-    if (queues->count() == 0) o.queues = 2;
     o.strides = 2048;
     o.ring = 1024;
     o.row_limit_s = std::min(o.row_limit_s, 60.0);

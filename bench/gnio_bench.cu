@@ -13,7 +13,6 @@
 //  - TX from device and host memory payloads; echo latency at low load.
 // Throughput rows run until their source has delivered, then count the
 // packets the kernel finished in a fixed window.
-#include <CLI/CLI.hpp>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -31,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "gnio_bench_options.hpp"
 #include "../examples/common/example.hpp"
 #include "../examples/common/kernels.hpp"
 #include "bench_kernels.hpp"
@@ -41,36 +41,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-struct Options {
-  bool quick = false;
-  double window_s = 0.4;   // measured time per throughput row
-  uint32_t samples = 3000; // echo round trips per variant
-  uint32_t block = 256;
-  // The receive kernel: one block per queue asking for up to 2048 packets
-  // at a time. A burst costs a block about 8 us however large it is (claim,
-  // in-order release, their fences), and every block added to the GPU
-  // slowed all of them once about eight ran (docs/DESIGN-NOTES.md, "Known
-  // limits"): on the H200, 64 B over 4 queues (the better ring memory)
-  // went from 78 Mpps with bursts of 256 to 151 with 2048; more blocks per
-  // queue, or bursts of 4096 on an 8192-entry ring, were slower.
-  uint32_t burst = 2048;
-  uint32_t blocks_per_queue = 1;
-  // A partial run: sections (ceiling, anatomy, gnio, anti, tx, echo), frame
-  // sizes and queue counts; empty means all. The targets need a full run.
-  std::vector<std::string> only;
-  std::vector<uint32_t> sizes{64, 256, 1500, 8000};
-  std::vector<uint32_t> queue_counts{1, 2, 4, 8};
-  bool partial() const {
-    return !only.empty() || sizes != std::vector<uint32_t>{64, 256, 1500, 8000} ||
-           queue_counts != std::vector<uint32_t>{1, 2, 4, 8};
-  }
-  bool runs(const std::string& section) const {
-    return only.empty() || std::find(only.begin(), only.end(), section) != only.end();
-  }
-  uint32_t frames = 1024;  // distinct prebuilt frames
-  uint32_t ring = 8192;    // prebuilt buffers per queue, ceiling ring entries
-  uint32_t strides = 16384;
-};
+using gnio_bench::Options;
+
 
 // Where sums of bytes read on the host go, so that no read is left out.
 volatile uint64_t g_touch_sink = 0;
@@ -900,47 +872,7 @@ void print(const std::string& machine_line, const Options& o, const std::vector<
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Line by line even into a file: a run stopped by a time limit keeps the rows it finished.
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  Options o;
-  std::string gpu_id = "auto";
-  CLI::App app{"gnio_bench: floors, the bare-ring ceiling, gnio RX/TX throughput, anti-patterns, echo latency"};
-  app.add_option("--gpu", gpu_id, "PCIe bus id, auto (falls back to cpu) or cpu")->capture_default_str();
-  app.add_flag("--quick", o.quick, "small counts and short windows (CI-class machines, the emulated device)");
-  app.add_option("--window", o.window_s, "seconds measured per throughput row")->capture_default_str();
-  app.add_option("--samples", o.samples, "echo round trips measured per variant")->capture_default_str();
-  app.add_option("--block", o.block, "threads per block of the persistent kernels (a multiple of 32)")
-      ->capture_default_str();
-  app.add_option("--burst", o.burst, "packets the receive kernel's blocks ask for at a time (RX rows)")
-      ->check(CLI::Range(1u, 4096u))
-      ->capture_default_str();
-  const CLI::Validator power_of_two(
-      [](std::string& v) {
-        return std::has_single_bit(std::stoul(v)) ? std::string() : "must be a power of two, not " + v;
-      },
-      "POWER OF TWO");
-  app.add_option("--ring", o.ring, "prebuilt buffers per queue of the mem: rows and entries of the ceiling's ring")
-      ->check(CLI::Range(256u, 65536u))
-      ->check(power_of_two)
-      ->capture_default_str();
-  app.add_option("--strides", o.strides, "strides of each gnio RX queue's ring")
-      ->check(CLI::Range(256u, 131072u))
-      ->check(power_of_two)
-      ->capture_default_str();
-  app.add_option("--blocks-per-queue", o.blocks_per_queue,
-                 "blocks of the receive kernel per RX queue, ceiling rows included (1 on the emulated device)")
-      ->check(CLI::Range(1u, 16u))
-      ->capture_default_str();
-  app.add_option("--only", o.only, "run only these sections (the floors always run; the targets need all)")
-      ->check(CLI::IsMember({"ceiling", "anatomy", "gnio", "anti", "tx", "echo"}))
-      ->delimiter(',');
-  app.add_option("--sizes", o.sizes, "frame sizes of the ceiling and gnio rows")->delimiter(',')->capture_default_str();
-  app.add_option("--queue-counts", o.queue_counts, "queue counts of the gnio rows (1..16)")
-      ->check(CLI::Range(1u, 16u))
-      ->delimiter(',')
-      ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+int gnio_bench::run(Options o) {
   if (o.quick) {
     o.window_s = std::min(o.window_s, 0.05);
     o.samples = std::min(o.samples, 200u);
@@ -949,7 +881,7 @@ int main(int argc, char** argv) {
     o.strides = 2048;
     o.burst = std::min(o.burst, o.ring / 4);  // a ring of four bursts, as in a full run
   }
-  auto gpu = examples::open_gpu(gpu_id, false);
+  auto gpu = examples::open_gpu(o.gpu, false);
   if (!gpu) return examples::fail(gpu.status());
   const auto started = Clock::now();
 

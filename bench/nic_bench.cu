@@ -23,7 +23,6 @@
 // statistics, the baseline socket's tp_drops, testpmd's RX-missed and its
 // AF_PACKET sockets' tp_drops). The ratio column is against the fastest
 // tool that ran, the AF_PACKET socket where none did.
-#include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/utsname.h>
@@ -41,6 +40,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "nic_bench_options.hpp"
 #include "../examples/common/example.hpp"
 #include "bench_kernels.hpp"
 #include "gnio/eth.hpp"
@@ -55,24 +55,13 @@ using nicbench::now_ns;
 
 namespace {
 
-constexpr const char* kDutIf = "gnx0";
+using nic_bench::kDutIf;
+using nic_bench::Options;
 constexpr const char* kPeerIf = "gnx1";
 
 volatile std::sig_atomic_t g_interrupted = 0;
 void on_signal(int) { g_interrupted = 1; }
 
-struct Options {
-  std::string gpu = "auto";
-  std::string mem = "gpu";
-  std::string json;
-  std::vector<uint32_t> sizes{64, 1500};
-  double seconds = 2.0;
-  uint32_t senders = 0;
-  uint32_t ring = 4096;
-  std::string dpdk_af_xdp = std::string("dpdk:\"net_af_xdp0,iface=") + kDutIf + "\"";
-  std::string dpdk_af_packet = std::string("dpdk:\"net_af_packet0,iface=") + kDutIf + "\"";
-  bool quick = false;
-};
 
 struct Row {
   std::string receiver;
@@ -650,26 +639,7 @@ nlohmann::json to_json(const Row& r, const std::vector<Row>& rows) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Line by line even into a file: a run stopped by a time limit keeps the rows it finished.
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  Options o;
-  CLI::App app{"nic_bench: a veth pair in two namespaces, one sender, AF_XDP/DPDK receivers into a persistent kernel "
-               "against baselines: an AF_PACKET socket and, where installed, xdp-bench, xdp-filter and dpdk-testpmd"};
-  app.add_option("--gpu", o.gpu, "PCIe bus id, auto (falls back to cpu) or cpu")->capture_default_str();
-  app.add_option("--mem", o.mem, "RX ring memory of the gnio rows: gpu or host")->check(CLI::IsMember({"gpu", "host"}))
-      ->capture_default_str();
-  app.add_option("--sizes", o.sizes, "frame sizes in bytes (no FCS)")->capture_default_str();
-  app.add_option("--seconds", o.seconds, "sending window per row")->capture_default_str();
-  app.add_option("--senders", o.senders, "sender threads (0: a quarter of the cores, 1 to 4)")->capture_default_str();
-  app.add_option("--ring", o.ring, "RX ring strides of the gnio rows and afxdp ring= (power of two)")
-      ->capture_default_str();
-  app.add_option("--dpdk-af-xdp", o.dpdk_af_xdp, "queue spec of the DPDK net_af_xdp row")->capture_default_str();
-  app.add_option("--dpdk-af-packet", o.dpdk_af_packet, "queue spec of the DPDK net_af_packet row")
-      ->capture_default_str();
-  app.add_option("--json", o.json, "also write every row's counts to this file");
-  app.add_flag("--quick", o.quick, "a short window and small rings (CI-class machines, tests)");
-  CLI11_PARSE(app, argc, argv);
+int nic_bench::run(Options o) {
   if (o.quick) {
     o.seconds = std::min(o.seconds, 0.5);
     o.ring = std::min(o.ring, 2048u);

@@ -10,7 +10,6 @@
 // == delivered + dropped exactly, the kernel released what it counted and
 // the TX queues sent it. One line every --report seconds, a verdict line per
 // check, and exit status 1 on any violation.
-#include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "soak_options.hpp"
 #include "../examples/common/example.hpp"
 #include "gnio/gpu_queue.hpp"
 
@@ -31,6 +31,8 @@ using namespace gnio;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+using soak::Options;
 
 constexpr uint64_t kPollNs = 200000;  // a stop request is seen within 200 us
 
@@ -87,22 +89,6 @@ struct SoakKernel {
   }
 };
 
-struct Options {
-  double duration_s = 300;
-  double warmup_s = -1;  // -1: a fifth of the duration, at most 30 s
-  double report_s = 10;
-  double rss_limit_mib = 4;
-  std::string gpu = "auto";
-  std::string source = "mem";
-  std::string size = "64-1500";
-  std::string mem = "gpu";
-  uint32_t queues = 4;
-  uint32_t block = 256;
-  uint32_t burst = 256;
-  uint32_t strides = 8192;
-  double pps = 0;  // 0: as fast as the kernel releases buffers
-  bool echo = true;
-};
 
 double resident_mib() {
   std::ifstream f("/proc/self/statm");
@@ -157,31 +143,7 @@ int fail(const std::string& what, const Status& s) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  // Line by line even into a file: a run stopped by a time limit keeps the rows it finished.
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  Options o;
-  CLI::App cli{"soak: a long run at high load with gnio's counters, memory, descriptors and heartbeat checked every second"};
-  cli.add_option("--duration", o.duration_s, "seconds to run")->capture_default_str();
-  cli.add_option("--warmup", o.warmup_s, "seconds before memory and descriptors are fixed (default: duration/5, <= 30)");
-  cli.add_option("--report", o.report_s, "seconds between progress lines")->capture_default_str();
-  cli.add_option("--rss-limit", o.rss_limit_mib, "MiB the resident memory may grow after the warm-up")->capture_default_str();
-  cli.add_option("--gpu", o.gpu, "PCIe bus id, auto (falls back to cpu) or cpu")->capture_default_str();
-  cli.add_option("--source", o.source, "mem (prebuilt frames) or synthetic (the generator)")
-      ->capture_default_str()->check(CLI::IsMember({"mem", "synthetic"}));
-  cli.add_option("--size", o.size, "frame size or MIN-MAX")->capture_default_str();
-  cli.add_option("--mem", o.mem, "RX ring memory: gpu or host")->capture_default_str()->check(CLI::IsMember({"gpu", "host"}));
-  cli.add_option("--queues", o.queues, "RX queues, one kernel block each")->capture_default_str();
-  cli.add_option("--block", o.block, "threads per block (1 on the emulated device)")->capture_default_str();
-  cli.add_option("--burst", o.burst, "packets per receive")->capture_default_str();
-  cli.add_option("--strides", o.strides, "RX ring strides (2048 bytes each)")->capture_default_str();
-  cli.add_option("--pps", o.pps,
-                 "frames per second offered over all queues (those that find the ring full are lost as ring_full); 0: as "
-                 "fast as buffers come back")
-      ->capture_default_str();
-  cli.add_option("--echo", o.echo, "send every burst back out through a TX queue (pcap-out:/dev/null)")
-      ->capture_default_str();
-  CLI11_PARSE(cli, argc, argv);
+int soak::run(Options o) {
   if (o.queues == 0 || o.queues > SoakQueues::kMax) {
     std::fprintf(stderr, "error: --queues %u is out of range 1..%u\n", o.queues, SoakQueues::kMax);
     return 2;

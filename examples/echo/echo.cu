@@ -7,7 +7,6 @@
 //     several of them) may interleave bursts.
 //   --mode pcap: RX from --in, TX to --out (a capture file); --verify then
 //     compares the written capture with the transform computed on the host.
-#include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,24 +16,14 @@
 
 #include "../common/example.hpp"
 #include "../common/kernels.hpp"
+#include "options.hpp"
 #include "gnio/gpu_queue.hpp"
 
 using namespace gnio;
 
 namespace {
 
-struct Options {
-  std::string mode = "loop";
-  std::string source = "synthetic:count=100000,size=96-1500,proto=mix,ipv6=mix";
-  std::string in = "pcap:" GNIO_DATA_DIR "/sample.pcap";
-  std::string out = "pcap-out:echo.pcap";
-  std::string gpu = "auto";
-  std::string mem = "gpu";
-  std::string scope = "block";
-  uint32_t block = 128, burst = 64, strides = 8192, stride = 256, txq_depth = 1024, window = 2048;
-  uint32_t timeout_s = 300;
-  bool verify = false, require_gpu = false;
-};
+using echo::Options;
 
 std::vector<uint8_t> transformed(std::vector<uint8_t> f) {
   dev::swap_addresses(f.data(), static_cast<uint32_t>(f.size()));
@@ -207,29 +196,7 @@ int run_pcap(const Options& o, Gpu& gpu, RingMem mem, Scope scope) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  Options o;
-  CLI::App app{"echo: swap addresses in place on the GPU and send every packet back"};
-  app.add_option("--mode", o.mode, "loop (in-process wire, host verifies) or pcap (--in to --out)")
-      ->check(CLI::IsMember({"loop", "pcap"}))
-      ->capture_default_str();
-  app.add_option("--source", o.source, "loop mode: RX spec the host sends from")->capture_default_str();
-  app.add_option("--in", o.in, "pcap mode: RX spec")->capture_default_str();
-  app.add_option("--out", o.out, "pcap mode: TX spec (pcap-out:FILE)")->capture_default_str();
-  app.add_option("--gpu", o.gpu, "PCIe bus id, auto (falls back to cpu) or cpu")->capture_default_str();
-  app.add_option("--mem", o.mem, "RX ring memory: gpu or host")->capture_default_str();
-  app.add_option("--scope", o.scope, "thread, warp or block")->capture_default_str();
-  app.add_option("--block", o.block, "threads per block")->capture_default_str();
-  app.add_option("--burst", o.burst, "packets per receive")->capture_default_str();
-  app.add_option("--strides", o.strides, "RX ring strides")->capture_default_str();
-  app.add_option("--stride-size", o.stride, "bytes per stride")->capture_default_str();
-  app.add_option("--txq-depth", o.txq_depth, "TX descriptors")->capture_default_str();
-  app.add_option("--window", o.window, "loop mode: frames in flight")->capture_default_str();
-  app.add_option("--timeout", o.timeout_s, "seconds before giving up")->capture_default_str();
-  app.add_flag("--verify", o.verify, "pcap mode: compare the output capture with the host transform");
-  app.add_flag("--require-gpu", o.require_gpu, "with --gpu auto: exit 77 (skip) instead of falling back to cpu");
-  CLI11_PARSE(app, argc, argv);
-
+int echo::run(const Options& o) {
   auto setup = examples::setup(o.scope, o.mem, o.gpu, o.require_gpu);
   if (const int* rc = std::get_if<int>(&setup)) return *rc;
   auto& [scope, mem, gpu] = std::get<examples::Setup>(setup);

@@ -4,14 +4,13 @@
 // turning them into replies in the RX ring and sending them zero-copy
 // through a TX queue. Progress reaches the host through a semaphore while
 // the kernel runs; --verify recounts on the host and fails on a difference.
-#include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <cstring>
 
 #include "../common/example.hpp"
 #include "../common/kernels.hpp"
 #include "classify.hpp"
+#include "options.hpp"
 #include "gnio/dev/kernel.hpp"
 #include "gnio/dev/rxq.hpp"
 #include "gnio/dev/semaphore.hpp"
@@ -93,17 +92,6 @@ struct PacketProcessingKernel {
   }
 };
 
-struct Options {
-  std::string nic = "pcap:" GNIO_DATA_DIR "/sample.pcap";
-  std::string reply_out;
-  std::string gpu = "auto";
-  std::string mem = "gpu";
-  std::string scope = "block";
-  uint32_t block = 256, burst = 64, strides = 16384, stride = 2048;
-  uint32_t timeout_s = 300;
-  bool verify = false, require_gpu = false, quiet = false;
-};
-
 Result<TrafficCounters> host_reference(const std::string& spec) {
   TrafficCounters c{};
   GNIO_TRY(examples::for_each_host_frame(
@@ -124,7 +112,9 @@ void print_counters(const char* title, const TrafficCounters& c) {
               (unsigned long long)c.l4_csum_partial, (unsigned long long)c.malformed);
 }
 
-int run(const Options& o) {
+}  // namespace
+
+int packet_processing::run(const Options& o) {
   auto setup = examples::setup(o.scope, o.mem, o.gpu, o.require_gpu);
   if (const int* rc = std::get_if<int>(&setup)) return *rc;
   auto& [scope, mem, gpu] = std::get<examples::Setup>(setup);
@@ -219,32 +209,4 @@ int run(const Options& o) {
   for (Status s : {progress->destroy(), gtxq->destroy(), grxq->destroy(), txq->destroy(), rxq->destroy()})
     if (!s) return examples::fail(s);
   return rc;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options o;
-  CLI::App app{
-      "packet_processing: the reference gnio application. A persistent kernel classifies every packet in place\n"
-      "and answers ICMP echo requests zero-copy from the RX ring."};
-  app.add_option("--nic", o.nic, "RX spec: pcap:FILE[,loop=N][,pps=R], synthetic:..., loop:NAME")
-      ->capture_default_str();
-  app.add_option("--reply-out", o.reply_out, "TX spec for echo replies, e.g. pcap-out:replies.pcap (off when empty)");
-  app.add_option("--gpu", o.gpu, "PCIe bus id, auto (first CUDA device, else the emulated device) or cpu")
-      ->capture_default_str();
-  app.add_option("--mem", o.mem, "RX ring memory: gpu (device, staged copies) or host (pinned, mapped)")
-      ->capture_default_str();
-  app.add_option("--scope", o.scope, "receive scope: thread, warp or block")->capture_default_str();
-  app.add_option("--block", o.block, "threads per block")->capture_default_str();
-  app.add_option("--burst", o.burst, "packets per receive")->capture_default_str();
-  app.add_option("--strides", o.strides, "RX ring strides")->capture_default_str();
-  app.add_option("--stride-size", o.stride, "bytes per stride")->capture_default_str();
-  app.add_option("--timeout", o.timeout_s, "seconds to wait for the source to drain")->capture_default_str();
-  app.add_flag("--verify", o.verify, "recount on the host and fail on any difference");
-  app.add_flag("--quiet", o.quiet, "no progress lines");
-  app.add_flag("--require-gpu", o.require_gpu, "with --gpu auto: exit 77 (skip) instead of falling back to cpu");
-  app.footer("Example: packet_processing --nic pcap:data/sample.pcap --reply-out pcap-out:/tmp/replies.pcap --verify");
-  CLI11_PARSE(app, argc, argv);
-  return run(o);
 }

@@ -1,29 +1,18 @@
 // simple_receive: a persistent kernel counts and checksums every packet of a
 // capture (or any RX spec) in GPU memory; --verify recomputes the same on
 // the host and fails on any difference.
-#include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
 #include "../common/example.hpp"
 #include "../common/kernels.hpp"
+#include "options.hpp"
 #include "gnio/gpu_queue.hpp"
 
 using namespace gnio;
 
-namespace {
-
-struct Options {
-  std::string nic = "pcap:" GNIO_DATA_DIR "/sample.pcap";
-  std::string gpu = "auto";
-  std::string mem = "gpu";
-  std::string scope = "block";
-  uint32_t queues = 0, grid = 1, block = 128, burst = 64, strides = 4096, stride = 2048;
-  uint32_t timeout_s = 120;
-  bool verify = false, require_gpu = false;
-};
+namespace simple_receive {
 
 int run(const Options& o) {
   auto setup = examples::setup(o.scope, o.mem, o.gpu, o.require_gpu);
@@ -108,28 +97,4 @@ int run(const Options& o) {
   return rc;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  Options o;
-  CLI::App app{"simple_receive: count and checksum every packet of an RX source in a persistent GPU kernel"};
-  app.add_option("--nic", o.nic, "RX spec (pcap:FILE, synthetic:..., loop:NAME)")->capture_default_str();
-  app.add_option("--gpu", o.gpu, "PCIe bus id, auto (falls back to cpu) or cpu")->capture_default_str();
-  app.add_option("--mem", o.mem, "RX ring memory: gpu (device, staged copies) or host (pinned, mapped)")
-      ->capture_default_str();
-  app.add_option("--scope", o.scope, "receive scope: thread, warp or block")->capture_default_str();
-  app.add_option("--queues", o.queues,
-                 "RX queues to receive from (0: every queue the port has, e.g. synthetic:...,queues=4); "
-                 "block b of the kernel serves queue b % queues")
-      ->capture_default_str();
-  app.add_option("--grid", o.grid, "blocks of the persistent kernel (at least --queues)")->capture_default_str();
-  app.add_option("--block", o.block, "threads per block (a multiple of 32 for warp scope)")->capture_default_str();
-  app.add_option("--burst", o.burst, "packets per receive")->capture_default_str();
-  app.add_option("--strides", o.strides, "RX ring strides (power of two)")->capture_default_str();
-  app.add_option("--stride-size", o.stride, "bytes per stride (power of two, 64..2048)")->capture_default_str();
-  app.add_option("--timeout", o.timeout_s, "seconds to wait for the source to drain")->capture_default_str();
-  app.add_flag("--verify", o.verify, "recompute on the host and fail on any difference");
-  app.add_flag("--require-gpu", o.require_gpu, "with --gpu auto: exit 77 (skip) instead of falling back to cpu");
-  CLI11_PARSE(app, argc, argv);
-  return run(o);
-}
+}  // namespace simple_receive
