@@ -117,7 +117,12 @@ void print_counters(const char* title, const TrafficCounters& c) {
 int packet_processing::run(const Options& o) {
   auto setup = examples::setup(o.scope, o.mem, o.gpu, o.require_gpu);
   if (const int* rc = std::get_if<int>(&setup)) return *rc;
-  auto& [scope, mem, gpu] = std::get<examples::Setup>(setup);
+  // Named references, not a structured binding: the kernel lambdas capture
+  // them, which C++20 allows but clang before 16 does not.
+  auto& chosen = std::get<examples::Setup>(setup);
+  const Scope scope = chosen.scope;
+  const RingMem mem = chosen.mem;
+  Gpu& gpu = chosen.gpu;
   std::printf("packet_processing: %s on %s (%s), ring mem=%s, scope=%s\n", o.nic.c_str(), gpu.bus_id().c_str(),
               gpu.info().name.c_str(), o.mem.c_str(), o.scope.c_str());
 

@@ -17,7 +17,12 @@ namespace simple_receive {
 int run(const Options& o) {
   auto setup = examples::setup(o.scope, o.mem, o.gpu, o.require_gpu);
   if (const int* rc = std::get_if<int>(&setup)) return *rc;
-  auto& [scope, mem, gpu] = std::get<examples::Setup>(setup);
+  // Named references, not a structured binding: the kernel lambdas capture
+  // them, which C++20 allows but clang before 16 does not.
+  auto& chosen = std::get<examples::Setup>(setup);
+  const Scope scope = chosen.scope;
+  const RingMem mem = chosen.mem;
+  Gpu& gpu = chosen.gpu;
   auto dev = EthDevice::open(o.nic);
   if (!dev) return examples::fail(dev.status());
   const uint32_t nq = o.queues ? o.queues : dev->caps().max_rx_queues;

@@ -252,7 +252,8 @@ class SourceOrder : public ::testing::TestWithParam<std::tuple<Scope, RingMem>> 
 
 TEST_P(SourceOrder, EveryPacketArrivesOnceInSourceOrder) {
   GNIO_OPEN_TEST_GPU(gpu);
-  const auto [scope, mem] = GetParam();
+  const auto& [scope_param, mem] = GetParam();
+  const Scope scope = scope_param;  // captured by the kernel lambda (clang 14: no structured bindings there)
   const std::string spec = "synthetic:count=20000,size=96-1500,proto=mix,ipv6=mix,seed=11";
   std::vector<std::vector<uint8_t>> want;
   ASSERT_TRUE(examples::for_each_host_frame(spec, [&](const std::vector<uint8_t>& f) { want.push_back(f); }));

@@ -193,7 +193,6 @@ json report_json(const RunResult& r, uint32_t top_flows) {
                 {"table_updates", r.count(counter::kFlowUpdates)},
                 {"top", top}};
   json rx = json::array();
-  uint64_t offered = 0;
   DropCounts drops{};
   for (const RxqStats& s : r.rx) {
     json d = json::object();
@@ -201,7 +200,6 @@ json report_json(const RunResult& r, uint32_t top_flows) {
       d[std::string(drop_reason_name(static_cast<DropReason>(k)))] = s.dropped[k];
       drops[k] += s.dropped[k];
     }
-    offered += s.offered;
     rx.push_back({{"offered", s.offered},
                   {"packets", s.packets},
                   {"bytes", s.bytes},
