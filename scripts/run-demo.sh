@@ -6,7 +6,7 @@
 # build/report.json. Extra arguments go to the application.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh default
+scripts/build.sh default --target gnio_cli  # the application alone, not the tests
 exec build/apps/gnio/gnio run packet-processing --gpu auto --rx pcap:data/captures/dns.pcap \
   --tx pcap-out:build/replies.pcap --ip 10.77.0.1 --ip fd77::1 --mac 02:00:00:00:00:01 \
   --print dns,http,tls --json build/report.json "$@"
