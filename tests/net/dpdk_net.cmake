@@ -13,10 +13,8 @@ gtest_discover_tests(gnio_dpdk_net_tests TEST_PREFIX "net." DISCOVERY_TIMEOUT 60
 # End to end through net_af_xdp, the engine and a persistent kernel; on the
 # emulated device here, on a CUDA GPU with GNIO_TEST_GPU=auto (label gpu too;
 # skipped without a device).
-add_executable(gnio_dpdk_net_e2e_tests)
-gnio_kernel_sources(gnio_dpdk_net_e2e_tests ${CMAKE_CURRENT_LIST_DIR}/dpdk_e2e_test.cu)
-target_include_directories(gnio_dpdk_net_e2e_tests PRIVATE ${PROJECT_SOURCE_DIR}/examples)
-target_link_libraries(gnio_dpdk_net_e2e_tests PRIVATE gnio_nettest GTest::gtest_main gnio_warnings)
+add_executable(gnio_dpdk_net_e2e_tests ${CMAKE_CURRENT_LIST_DIR}/dpdk_e2e_test.cpp)
+target_link_libraries(gnio_dpdk_net_e2e_tests PRIVATE gnio_e2e_kernels gnio_nettest GTest::gtest_main gnio_warnings)
 add_dependencies(gnio_dpdk_net_e2e_tests gnio_dpdk)
 gtest_discover_tests(gnio_dpdk_net_e2e_tests TEST_PREFIX "net." DISCOVERY_TIMEOUT 60
   PROPERTIES LABELS net TIMEOUT 120)

@@ -1,12 +1,15 @@
 // The kernel the observability tests run: it receives from one queue per
 // block, reports its stage, and with stall_after > 0 block 0 stops beating
 // (holding its burst) after that many packets, until the host asks it to exit.
+// launch_stage_kernel() is its one launch, compiled by nvcc in
+// stage_kernel.cu, so that the tests and the runner around it are plain C++.
 #pragma once
 
 #include <cstdint>
 
 #include "gnio/dev/kernel.hpp"
 #include "gnio/dev/rxq.hpp"
+#include "gnio/persistent_kernel.hpp"
 
 namespace gnio::obs_test {
 
@@ -54,5 +57,7 @@ struct StageKernel {
     ctx.count_burst<Scope::Thread>();
   }
 };
+
+Result<PersistentKernel> launch_stage_kernel(const Gpu& gpu, const LaunchConfig& cfg, const StageKernel& kernel);
 
 }  // namespace gnio::obs_test

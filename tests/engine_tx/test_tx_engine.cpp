@@ -17,6 +17,7 @@
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"
 #include "../core/test_support.hpp"
+#include "device_send_kernel.hpp"
 
 using namespace gnio;
 
@@ -306,47 +307,11 @@ TEST_F(DrivenTxEngine, ADescriptorHeldForItsSendTimeStopsThePoll) {
   EXPECT_EQ(txq_.completed(), 2u);
 }
 
-// ---- kernels sending from device memory, on the device under test ----------
+// ---- a kernel sending from device memory, on the device under test --------
 
-constexpr uint32_t kStride = 256;
-GNIO_HD inline uint32_t frame_len(uint32_t i) { return 60 + (i * 37) % 190; }
-GNIO_HD inline uint8_t frame_byte(uint32_t i, uint32_t j) {
-  return j < 4 ? static_cast<uint8_t>(i >> (8 * j)) : static_cast<uint8_t>(i * 7 + j);
-}
-
-// Writes frame i into stride i of a device-memory buffer and sends bursts
-// from there, as an echo of RX strides in place does; every seventh frame
-// the kernel copies into its staging slot instead (TxBatch::stage).
-struct DeviceSendKernel {
-  dev::Txq txq;
-  uint8_t* strides;  // MemKind::Gpu, n * kStride bytes
-  uint32_t n, burst;
-  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
-    for (uint32_t first = 0; first < n && ctx.running(); first += burst) {
-      const uint32_t count = n - first < burst ? n - first : burst;
-      dev::TxBatch b = txq.reserve<Scope::Thread>(count);
-      while (b.status() == dev::Status::Again && ctx.running()) {
-        ctx.count_again();
-        txq.wait_completions(txq.completed() + 1, 100000);
-        b = txq.reserve<Scope::Thread>(count);
-      }
-      if (b.status() != dev::Status::Success) return;
-      for (uint32_t k = 0; k < count; ++k) {
-        const uint32_t i = first + k;
-        uint8_t* p = strides + static_cast<uint64_t>(i) * kStride;
-        for (uint32_t j = 0; j < frame_len(i); ++j) p[j] = frame_byte(i, j);
-        if (i % 7 == 3)
-          b.stage(k, p, frame_len(i));
-        else
-          b.set(k, p, frame_len(i));
-      }
-      txq.commit<Scope::Thread>(b);
-      txq.push();
-      ctx.count_packets(count, 0);
-    }
-    while (ctx.running()) ctx.heartbeat();
-  }
-};
+using tx_test::frame_byte;
+using tx_test::frame_len;
+using tx_test::kSendStride;
 
 TEST(TxFromDeviceMemory, EveryFrameArrivesByteExactInOrder) {
   GNIO_OPEN_TEST_GPU(gpu);
@@ -365,14 +330,14 @@ TEST(TxFromDeviceMemory, EveryFrameArrivesByteExactInOrder) {
   auto h = GpuTxq::create(gpu, *txq);
   ASSERT_TRUE(h.has_value());
   const uint32_t n = 3000, burst = 40;
-  auto strides = gpu.alloc(static_cast<size_t>(n) * kStride, MemKind::Gpu);
+  auto strides = gpu.alloc(static_cast<size_t>(n) * kSendStride, MemKind::Gpu);
   ASSERT_TRUE(strides.has_value());
   LaunchConfig one_thread;
   one_thread.grid = 1;
   one_thread.block = 1;
   one_thread.name = "tx-devmem";
-  auto k = PersistentKernel::launch(
-      gpu, one_thread, DeviceSendKernel{h->handle(), static_cast<uint8_t*>(strides->device_ptr()), n, burst});
+  auto k = tx_test::launch_device_send(gpu, one_thread, h->handle(), static_cast<uint8_t*>(strides->device_ptr()), n,
+                                       burst);
   ASSERT_TRUE(k.has_value()) << k.status().to_string();
   std::vector<HostFrame> frames;
   gnio::test::eventually([&] {
@@ -400,7 +365,7 @@ TEST(TxFromDeviceMemory, EveryFrameArrivesByteExactInOrder) {
   EXPECT_GE(s.copies, s.copy_waits);
   EXPECT_LE(s.copies, n);
   EXPECT_GE(s.copy_bytes, payload_bytes);
-  EXPECT_LE(s.copy_bytes, static_cast<uint64_t>(n) * kStride);
+  EXPECT_LE(s.copy_bytes, static_cast<uint64_t>(n) * kSendStride);
   EXPECT_EQ(k->totals().packets, n);
   ASSERT_TRUE(h->destroy());
   ASSERT_TRUE(txq->destroy());

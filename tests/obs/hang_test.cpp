@@ -48,7 +48,7 @@ TEST(Hang, StalledBlockWithPacketsWaitingIsReportedWithItsStage) {
   Rig rig;
   open_rig(rig, gpu, "synthetic:count=20000,size=64-256,queues=2,seed=4", 64);
   LaunchConfig cfg = stage_config(rig, 200ms);
-  auto k = PersistentKernel::launch(gpu, cfg, rig.kernel);
+  auto k = obs_test::launch_stage_kernel(gpu, cfg, rig.kernel);
   ASSERT_TRUE(k) << k.status().to_string();
 
   ASSERT_TRUE(test::eventually([&] { return k->health()[0].hung; }, 10s));
@@ -122,7 +122,7 @@ TEST(Hang, SilenceWithoutWorkWaitingIsNotAHang) {
   open_rig(rig, gpu, "synthetic:count=1000,size=64,seed=2", 32);
   LaunchConfig cfg = stage_config(rig, 100ms);
   cfg.has_work = [](uint32_t) { return false; };  // as if its queue were empty
-  auto k = PersistentKernel::launch(gpu, cfg, rig.kernel);
+  auto k = obs_test::launch_stage_kernel(gpu, cfg, rig.kernel);
   ASSERT_TRUE(k) << k.status().to_string();
   ASSERT_TRUE(test::eventually([&] { return k->health()[0].heartbeat_age >= 300ms; }, 10s));
   auto h = k->health();

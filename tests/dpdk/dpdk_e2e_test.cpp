@@ -11,11 +11,10 @@
 #include <vector>
 
 #include "../core/test_support.hpp"
-#include "common/kernels.hpp"
+#include "e2e_kernels.hpp"
 #include "gnio/dev/headers.hpp"
 #include "gnio/eth.hpp"
 #include "gnio/gpu_queue.hpp"
-#include "gnio/persistent_kernel.hpp"
 #include "ring_inject.hpp"
 
 namespace gnio {
@@ -42,21 +41,13 @@ TEST_P(DpdkE2e, PersistentKernelReceivesRingFramesExactly) {
   ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
   auto rxq = dev->create_rxq(0);
   ASSERT_TRUE(rxq.has_value()) << rxq.status().to_string();
-  for (Status s : {rxq->set_num_strides(1024), rxq->set_stride_size(2048), rxq->set_burst_size(32),
+  for (Status s : {rxq->set_num_strides(1024), rxq->set_stride_size(2048), rxq->set_burst_size(e2e_test::kE2eBurst),
                    rxq->set_ring_mem(mem()), rxq->set_gpu(gpu), rxq->start()})
     ASSERT_TRUE(s.is_ok()) << s.to_string();
   auto grxq = GpuRxq::create(gpu, *rxq);
   ASSERT_TRUE(grxq.has_value()) << grxq.status().to_string();
-  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
-  ASSERT_TRUE(totals.has_value()) << totals.status().to_string();
-  LaunchConfig cfg;
-  cfg.block = gpu.emulated() ? 1u : 128u;
-  cfg.name = "dpdk_receive";
-  auto kernel = PersistentKernel::launch(
-      gpu, cfg,
-      examples::ReceiveKernel<Scope::Block>{examples::RxQueueSet::of(grxq->handle()),
-                                            static_cast<examples::ReceiveTotals*>(totals->device_ptr()), 32});
-  ASSERT_TRUE(kernel.has_value()) << kernel.status().to_string();
+  auto counting = e2e_test::launch_receive_counting(gpu, *grxq, "dpdk_receive");
+  ASSERT_TRUE(counting.has_value()) << counting.status().to_string();
 
   constexpr uint32_t kCount = 5000;
   uint64_t bytes = 0, checksum = 0;
@@ -75,8 +66,8 @@ TEST_P(DpdkE2e, PersistentKernelReceivesRingFramesExactly) {
     checksum += dev::fnv1a64(f.data(), f.size());
   }
   EXPECT_TRUE(test::eventually([&] { return rxq->stats().released >= kCount; }, std::chrono::seconds(10)));
-  ASSERT_TRUE(kernel->stop().is_ok());
-  const auto t = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
+  ASSERT_TRUE(counting->kernel.stop().is_ok());
+  const examples::ReceiveTotals t = counting->counted();
   const RxqStats st = rxq->stats();
   EXPECT_EQ(t.packets, kCount);
   EXPECT_EQ(t.bytes, bytes);

@@ -35,7 +35,7 @@ Outcome receive_all(const Gpu& gpu, const std::string& spec) {
   cfg.block = 1;
   cfg.name = "fault";
   const auto t0 = std::chrono::steady_clock::now();
-  auto k = PersistentKernel::launch(gpu, cfg, rig.kernel);
+  auto k = obs_test::launch_stage_kernel(gpu, cfg, rig.kernel);
   EXPECT_TRUE(k) << k.status().to_string();
   if (!k) return out;
   EXPECT_TRUE(test::eventually([&] { return rig.rxqs[0].at_end(); }, 30s)) << spec;

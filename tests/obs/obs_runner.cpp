@@ -3,6 +3,7 @@
 // /metrics endpoint, hang detection, the capability snapshot and the
 // stop-signal handling a real run has. --stall-after makes a block stop its
 // heartbeat on purpose (while holding a burst) to test hang detection.
+#include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,7 +21,6 @@
 #include "gnio/metrics.hpp"
 #include "gnio/persistent_kernel.hpp"
 #include "gnio/stop_signal.hpp"
-#include "obs_runner_options.hpp"
 #include "stage_kernel.hpp"
 
 using namespace gnio;
@@ -29,14 +29,19 @@ using gnio::obs_test::kMaxQueues;
 
 namespace {
 
+struct Options {
+  std::string nic, gpu = "cpu", metrics, snapshot_dir, log_level;
+  uint32_t burst = 32, strides = 1024, hang_timeout_ms = 0, duration_s = 0;
+  uint64_t stall_after = 0;
+  bool linger = false, allow_remote = false, stall_ignores_exit = false;
+};
+
 int fail(const Status& s) {
   std::fprintf(stderr, "obs_runner: %s\n", s.to_string().c_str());
   return 2;
 }
 
-}  // namespace
-
-int obs_runner::run(const Options& o) {
+int run(const Options& o) {
   if (!o.log_level.empty()) {
     auto lvl = logging::parse_level(o.log_level);
     if (!lvl) return fail(lvl.status());
@@ -85,7 +90,7 @@ int obs_runner::run(const Options& o) {
     const RxqStats s = rxqs[b % nq].stats();
     return s.packets > s.released;
   };
-  auto kernel = PersistentKernel::launch(*gpu, cfg, k);
+  auto kernel = obs_test::launch_stage_kernel(*gpu, cfg, k);
   if (!kernel) return fail(kernel.status());
 
   const std::string backend = dev->caps().driver;
@@ -170,4 +175,26 @@ int obs_runner::run(const Options& o) {
   for (const EthRxq& q : rxqs)
     if (Status s = q.source_status(); !s) return fail(s);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"obs_runner: a persistent kernel on an RX spec with metrics, hang detection and clean stop"};
+  app.add_option("--nic", o.nic, "RX spec")->required();
+  app.add_option("--gpu", o.gpu, "GPU bus id or cpu")->capture_default_str();
+  app.add_option("--metrics", o.metrics, "serve /metrics on HOST:PORT");
+  app.add_flag("--metrics-allow-remote", o.allow_remote, "allow a non-loopback metrics address");
+  app.add_option("--hang-timeout", o.hang_timeout_ms, "ms without a heartbeat before a block is hung (0: off)");
+  app.add_option("--stall-after", o.stall_after, "a block stops beating after this many packets (0: never)");
+  app.add_flag("--stall-ignores-exit", o.stall_ignores_exit, "the stalled block ignores the exit flag too");
+  app.add_option("--duration", o.duration_s, "stop after this many seconds (0: when the source ends)");
+  app.add_flag("--linger", o.linger, "keep serving after the source ended, until SIGINT/SIGTERM");
+  app.add_option("--snapshot-dir", o.snapshot_dir, "save the capability snapshot of the start here");
+  app.add_option("--log-level", o.log_level, "error|warn|info|debug|trace");
+  app.add_option("--burst", o.burst, "packets per receive");
+  app.add_option("--strides", o.strides, "RX ring strides");
+  CLI11_PARSE(app, argc, argv);
+  return run(o);
 }
