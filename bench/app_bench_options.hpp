@@ -1,4 +1,5 @@
-// app_bench's options, parsed in app_bench_main.cpp (host C++ only) and used in app_bench.cu.
+// app_bench's options, parsed in app_bench_main.cpp (host C++ only) and used in
+// app_bench.cu.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,10 @@
-// gnio_bench's options, parsed in gnio_bench_main.cpp (host C++ only) and used in gnio_bench.cu.
+// gnio_bench's options, parsed in gnio_bench_main.cpp (host C++ only) and used
+// in gnio_bench.cu.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
-#include <algorithm>
 #include <vector>
 
 namespace gnio_bench {

@@ -1,4 +1,5 @@
-// nic_bench's options, parsed in nic_bench_main.cpp (host C++ only) and used in nic_bench.cu.
+// nic_bench's options, parsed in nic_bench_main.cpp (host C++ only) and used in
+// nic_bench.cu.
 #pragma once
 
 #include <cstdint>
