@@ -18,6 +18,8 @@
 #                   scripts/stage-device-deps.sh)
 #   GNIO_QUICK=1    short benchmark runs
 #   GNIO_CTEST_ARGS more ctest options for the gpu label (e.g. -E dpdk)
+#   GNIO_BENCH_ARGS more gnio_bench options (e.g. --ring 16384 --strides 32768)
+#   GNIO_APP_BENCH_ARGS more app_bench options (e.g. --burst 2048)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -101,7 +103,7 @@ fi
 finish_soak
 if has gnio; then
   # One table: floors, ceilings, gnio rows, anti-patterns, TX, echo, targets.
-  timeout 200 "$b/bench/gnio_bench" --gpu auto "${quick[@]}" >"$OUT/bench.txt" 2>&1
+  timeout 200 "$b/bench/gnio_bench" --gpu auto "${quick[@]}" ${GNIO_BENCH_ARGS:-} >"$OUT/bench.txt" 2>&1
   echo "bench rc=$?"
   grep -E "^machine:|\| NO \|" "$OUT/bench.txt"
   sed -n '/^| target |/,$p' "$OUT/bench.txt"
@@ -116,7 +118,7 @@ if has gnio; then
 fi
 if has app; then
   # The reference application against receive-only and one host core.
-  timeout 300 "$b/bench/app_bench" --gpu auto --row-limit 30 "${quick[@]}" >"$OUT/app-bench.txt" 2>&1
+  timeout 300 "$b/bench/app_bench" --gpu auto --row-limit 30 "${quick[@]}" ${GNIO_APP_BENCH_ARGS:-} >"$OUT/app-bench.txt" 2>&1
   echo "app_bench rc=$?"
   grep -E "packets finished|^(machine|setup):|^error:|\| NO \|$" "$OUT/app-bench.txt"
   sed -n '/^| traffic | variant |/,/^$/p' "$OUT/app-bench.txt"
