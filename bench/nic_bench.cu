@@ -320,7 +320,7 @@ struct Bench {
     auto dev = EthDevice::open(spec);
     if (have_affinity) sched_setaffinity(0, sizeof affinity, &affinity);
     if (!dev) {
-      const std::string& m = dev.status().message();
+      const std::string m = dev.status().message();
       r.status = m.find("not built") != std::string::npos ? "not built"
                  : dev.status().code() == Errc::NotSupported ? "not available: " + m
                                                               : "failed: " + dev.status().to_string();
