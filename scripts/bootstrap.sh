@@ -1,22 +1,45 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages gnio builds with, when any is missing.
-# CUDA is optional: nvcc at /usr/local/cuda (or on PATH) adds the GPU path.
+# Installs the Debian 12 packages one job needs, when any is missing:
+#   scripts/bootstrap.sh app    building and running gnio (the demo)
+#   scripts/bootstrap.sh test   app, plus the test suite's libraries and the
+#                               independent tools its tests compare against
+# None of these packages starts a service or opens a port (the exposition of
+# /metrics is checked with python3-prometheus-client's parser, not with a
+# Prometheus server). apt's output goes to a log whose path the one-line
+# summary names. CUDA is optional: nvcc at /usr/local/cuda (or on PATH) adds
+# the GPU path.
 set -euo pipefail
-packages=(cmake ninja-build g++ pkg-config libpcap-dev libcli11-dev nlohmann-json3-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libcu++-dev iproute2
-          libcpp-httplib-dev clang libclang-rt-14-dev curl prometheus tmux
-          libxdp-dev libbpf-dev dpdk-dev xdp-tools
-          tshark tcpdump ethtool dnsmasq-base bind9-dnsutils openssl iputils-ping arping)
+cd "$(dirname "$0")/.."
+job=${1:-test}
+
+app=(cmake ninja-build g++ pkg-config libpcap-dev libcli11-dev nlohmann-json3-dev libcu++-dev
+     libcpp-httplib-dev)
+# The AF_XDP and DPDK backends, the sanitizer and fuzzing builds (clang), the
+# benchmarks, and the peers the tests check gnio against.
+test=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
+      libxdp-dev libbpf-dev dpdk-dev xdp-tools iproute2 ethtool
+      tshark tcpdump dnsmasq-base bind9-dnsutils openssl iputils-ping arping curl tmux
+      python3 python3-prometheus-client doxygen)
+case "$job" in
+  app) packages=("${app[@]}") ;;
+  test) packages=("${app[@]}" "${test[@]}") ;;
+  *) echo "bootstrap: unknown job '$job': use app (build and run) or test (also the test suite)" >&2; exit 2 ;;
+esac
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-echo "bootstrap: installing ${missing[*]}"
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+log=${GNIO_LOG_DIR:-$PWD/build-logs}/bootstrap-$job.log
+mkdir -p "$(dirname "$log")"
+echo "gnio: installing ${#missing[@]} Debian packages for '$job' (log: $log)"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if ! { $sudo apt-get update -qq && $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  tail -20 "$log" >&2
+  echo "gnio: installing ${missing[*]} failed; the whole apt output is in $log" >&2
+  exit 1
+fi
