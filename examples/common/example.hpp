@@ -145,6 +145,17 @@ inline std::string rx_stats_line(const RxqStats& s) {
          " dropped=" + std::to_string(dropped) + " (" + reasons + ") truncated=" + std::to_string(s.truncated);
 }
 
+// "submitted=N sent=N dropped=N (too_long=N empty=N ...)": every descriptor
+// the device pushed is sent or dropped for a reason.
+inline std::string tx_stats_line(const TxqStats& s) {
+  std::string reasons;
+  for (size_t r = 0; r < kTxDropReasons; ++r)
+    reasons += (r ? " " : "") + std::string(tx_drop_reason_name(static_cast<TxDropReason>(r))) + "=" +
+               std::to_string(s.dropped[r]);
+  return "submitted=" + std::to_string(s.submitted) + " sent=" + std::to_string(s.packets) +
+         " dropped=" + std::to_string(s.errors) + " (" + reasons + ")";
+}
+
 // Why the GPU saw other packets than the host reference read, in the
 // queue's own words: drops by reason, frames cut to the max packet size.
 inline std::string explain_difference(const RxqStats& s, uint64_t gpu_packets, uint64_t reference_packets) {

@@ -98,8 +98,9 @@ struct ReceiveKernel {
 };
 
 // Swaps L2/L3/L4 addresses of every packet in place and sends it back
-// through the TX queue, zero-copy from the RX ring; the burst is released
-// only after its completions arrive (the engine reads the ring bytes).
+// through the TX queue, zero-copy from the RX ring (any length the queue
+// sends, not bounded by its staging slots); the burst is released only
+// after its completions arrive (the engine reads the ring bytes).
 template <Scope S>
 struct EchoKernel {
   dev::Rxq rxq;
@@ -127,7 +128,8 @@ struct EchoKernel {
       if (t.status() != dev::Status::Success) break;
       for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
         dev::Packet p = b[i];
-        t.set(i, p.data(), p.size());
+        // Longer than the queue sends: refused, and counted by it as dropped(too_long).
+        if (t.set(i, p.data(), p.size()) != dev::Status::Success) ctx.count_error();
       }
       txq.commit<S>(t);
       if (dev::scope_rank<S>() == 0) {

@@ -83,6 +83,7 @@ void print_stats(const Pipeline& p) {
               (unsigned long long)k.packets, (unsigned long long)k.bursts, (unsigned long long)k.again,
               (unsigned long long)k.errors, (unsigned long long)r.packets, (unsigned long long)r.rx_missed,
               (unsigned long long)t.packets, (unsigned long long)t.completions, (unsigned long long)t.errors);
+  std::printf("tx: %s\n", examples::tx_stats_line(t).c_str());
 }
 
 int run_loop(const Options& o, Gpu& gpu, RingMem mem, Scope scope) {

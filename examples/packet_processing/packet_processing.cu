@@ -38,7 +38,9 @@ struct PacketProcessingKernel {
   static constexpr uint64_t kProgressEvery = 64;
 
   // Sends one reply, draining completions while the ring is full (Again);
-  // returns the descriptor index to wait for, or ~0 when stopping.
+  // returns the descriptor index to wait for, or ~0 when stopping. A reply
+  // the queue refuses (longer than it sends) still completes in order: it
+  // is waited for like the others and counted by the queue as dropped.
   GNIO_HD uint64_t send_reply(const dev::KernelCtx& ctx, const dev::Packet& p) const {
     dev::TxBatch t = txq.reserve<Scope::Thread>(1);
     while (t.status() == dev::Status::Again) {
@@ -47,7 +49,8 @@ struct PacketProcessingKernel {
       txq.wait_completions(txq.completed() + 1, examples::kPollNs);
       t = txq.reserve<Scope::Thread>(1);
     }
-    t.set(0, p.data(), p.size());
+    if (t.status() != dev::Status::Success) return ~0ull;
+    if (t.set(0, p.data(), p.size()) != dev::Status::Success) ctx.count_error();
     txq.commit<Scope::Thread>(t);
     txq.push();
     return t.first() + 1;
@@ -193,6 +196,7 @@ int packet_processing::run(const Options& o) {
               (unsigned long long)ts.packets, (unsigned long long)ts.errors, (unsigned long long)kt.bursts,
               (unsigned long long)kt.again);
   std::printf("  rx: %s\n", examples::rx_stats_line(rs).c_str());
+  if (reply) std::printf("  tx: %s\n", examples::tx_stats_line(ts).c_str());
   std::printf("  %.3f s, %.3f Mpps\n", seconds, got.packets / seconds / 1e6);
 
   int rc = 0;

@@ -1,6 +1,7 @@
-// Why an RX queue did not deliver a frame its backend offered. Every frame
-// offered is either delivered or counted under exactly one reason, so that
-// offered == delivered + sum(dropped) holds for every queue.
+// Why an RX queue did not deliver a frame its backend offered, and why a TX
+// queue did not send a descriptor it was given. Every frame offered is
+// either delivered or counted under exactly one reason, so that
+// offered == delivered + sum(dropped) holds for every RX queue.
 #pragma once
 
 #include <array>
@@ -26,5 +27,32 @@ constexpr std::string_view drop_reason_name(DropReason r) {
 }
 
 using DropCounts = std::array<uint64_t, kDropReasons>;
+
+/// @brief Why a TX queue completed a pushed descriptor without sending it.
+/// Every descriptor pushed is sent or counted under exactly one reason, so
+/// that submitted == sent + sum(dropped) holds for every queue once the
+/// engine completed what was pushed (TxqStats).
+enum class TxDropReason : uint8_t {
+  TooLong,        // over the queue's max packet size, or staged over its slot (refused by the device or the engine)
+  Empty,          // zero bytes
+  NotRegistered,  // its payload is not in memory registered with the queue's GPU
+  CopyFailed,     // the engine's copy of its device-memory payload failed
+  BackendError,   // the backend's transmit call failed
+  Stopped,        // the queue stopped before it was sent (a send time still ahead, a backend that did not take it)
+  Count,
+};
+
+inline constexpr size_t kTxDropReasons = static_cast<size_t>(TxDropReason::Count);
+
+/// @brief Stable lower-case name of a TX drop reason, used in stats, reports and metrics labels.
+/// @param r the reason (not Count)
+/// @return "too_long", "empty", "not_registered", "copy_failed", "backend_error" or "stopped"
+constexpr std::string_view tx_drop_reason_name(TxDropReason r) {
+  constexpr std::array<std::string_view, kTxDropReasons> names{"too_long",      "empty",         "not_registered",
+                                                               "copy_failed",   "backend_error", "stopped"};
+  return names[static_cast<size_t>(r)];
+}
+
+using TxDropCounts = std::array<uint64_t, kTxDropReasons>;
 
 }  // namespace gnio

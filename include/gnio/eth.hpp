@@ -76,11 +76,18 @@ struct RxqStats {
   uint64_t idle_ns = 0;
 };
 
+/// @brief What a TX queue did with the descriptors the device pushed.
+/// submitted == packets + sum(dropped) once the engine completed every
+/// pushed descriptor (always after stop(); while it runs, completions ==
+/// packets + sum(dropped), counters added per burst). host_send() adds to
+/// packets and bytes only.
 struct TxqStats {
-  uint64_t packets = 0;       // handed to the backend
+  uint64_t submitted = 0;     // descriptors pushed by the device, as the engine last read the producer index
+  uint64_t packets = 0;       // handed to the backend (sent)
   uint64_t bytes = 0;
   uint64_t completions = 0;   // completions published to the device
-  uint64_t errors = 0;        // descriptors completed with an error
+  TxDropCounts dropped{};     // completed without being sent, by reason (drop_reason.hpp)
+  uint64_t errors = 0;        // sum(dropped): descriptors completed with an error
   uint64_t waited_on_time = 0;  // packets held for their send time
   // Payloads in device memory read through the engine's pinned arena: the
   // copies issued, the bytes they moved (gaps between payloads included)
@@ -89,6 +96,10 @@ struct TxqStats {
   uint64_t copy_bytes = 0;
   uint64_t copy_waits = 0;
 };
+
+/// @brief Default bytes of a TX staging slot (EthTxq::set_staging_slot_size):
+/// a standard frame, the size small staged sends are made for.
+inline constexpr uint32_t kDefaultTxStagingSlot = 2048;
 
 class EthRxq;
 class EthTxq;
@@ -212,7 +223,23 @@ class EthTxq {
   ~EthTxq();
 
   Status set_depth(uint32_t descriptors);  // power of two
+  /// @brief Limits the frames this queue sends.
+  /// Default: what the backend can send (caps().max_packet_size: pcap-out
+  /// 256 KiB, AF_XDP/DPDK the port's frame size). On the device, TxBatch::set()
+  /// of a longer frame returns InvalidValue and the engine counts it as
+  /// dropped(too_long) instead of sending it.
+  /// @param bytes 60..caps().max_packet_size
+  /// @return InvalidValue (naming value and limit) outside that range; BadState after start()
   Status set_max_packet_size(uint32_t bytes);
+  /// @brief Bytes of each descriptor's TX staging slot (TxBatch::stage(),
+  /// set_staged()): depth x slot bytes of pinned host memory. Frames longer
+  /// than a slot are sent zero-copy with TxBatch::set().
+  /// Default: min(max packet size, kDefaultTxStagingSlot), so that a queue of
+  /// jumbo frames does not pin depth x max packet size. Rounded up to 64 bytes
+  /// and capped at the max packet size at start().
+  /// @param bytes 64..caps().max_packet_size
+  /// @return InvalidValue (naming value and limit) outside that range; BadState after start()
+  Status set_staging_slot_size(uint32_t bytes);
   Status set_type(TxqType type);
   Status set_gpu(const Gpu& gpu);
   // A TX buffer pool the kernel may send from (zero-copy from RX rings on
@@ -228,6 +255,9 @@ class EthTxq {
   TxqStats stats() const noexcept;
   uint32_t depth() const noexcept;
   uint32_t max_packet_size() const noexcept;
+  /// @brief The staging slot size start() allocates (or allocated) for this queue.
+  /// @return bytes per slot, a multiple of 64; 0 for a destroyed queue
+  uint32_t staging_slot_size() const noexcept;
   TxqType type() const noexcept;
 
   // Host datapath, for a queue started without set_gpu(): returns frames sent.

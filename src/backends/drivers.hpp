@@ -23,10 +23,13 @@ Result<std::unique_ptr<Backend>> open_dpdk(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_fault(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_mem(std::string_view spec);
 
-// The frame limit of the backends that make or send frames (synthetic, loop,
-// pcap-out): the largest jumbo frame NICs commonly take. pcap replays frames
-// as long as its file holds (its snaplen, up to 256 KiB).
+// The frame limit of the backends that make or carry frames (synthetic, mem,
+// loop): the largest jumbo frame NICs commonly take. pcap replays frames as
+// long as its file holds (its snaplen, up to kMaxPcapFrame).
 inline constexpr uint32_t kMaxFrameSize = 9216;
+// libpcap's MAXIMUM_SNAPLEN: the longest record a capture file holds, so
+// the longest frame pcap-out records (and what pcap replays at most).
+inline constexpr uint32_t kMaxPcapFrame = 262144;
 // Upper bound of the pps= options (a 100 GbE wire of 64-byte frames).
 inline constexpr double kMaxPps = 200e6;
 

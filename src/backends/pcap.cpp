@@ -22,7 +22,7 @@ namespace {
 
 // libpcap's largest snapshot length for the link types gnio replays: no
 // record of such a file is longer.
-constexpr uint32_t kMaxCaptureFrame = 262144;
+constexpr uint32_t kMaxCaptureFrame = kMaxPcapFrame;
 
 struct PcapCloser {
   void operator()(pcap_t* p) const { pcap_close(p); }

@@ -23,7 +23,7 @@ class PcapOutBackend final : public Backend {
     caps_.driver = "pcap-out";
     caps_.max_rx_queues = 0;
     caps_.max_tx_queues = 1;
-    caps_.max_packet_size = kMaxFrameSize;
+    caps_.max_packet_size = kMaxPcapFrame;  // any record libpcap writes; snaplen= only cuts what is kept
     caps_.rx_supported = false;
     caps_.rx_cyclic = false;
     caps_.rx_checksum_state = false;
@@ -100,7 +100,7 @@ class PcapOutBackend final : public Backend {
 Result<std::unique_ptr<Backend>> open_pcap_out(std::string_view text) {
   auto spec = Spec::parse(text, ArgMode::Required, {"snaplen"});
   if (!spec) return spec.status();
-  auto snaplen = spec->u64("snaplen", 262144, 64, 262144);
+  auto snaplen = spec->u64("snaplen", kMaxPcapFrame, 64, kMaxPcapFrame);
   if (!snaplen) return snaplen.status();
   const std::string& path = spec->arg();
 

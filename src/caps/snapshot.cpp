@@ -142,7 +142,11 @@ std::string pad(std::string s, size_t w) {
 
 }  // namespace
 
-std::string to_json(const CapabilityReport& report, int indent) { return report_to_json(report).dump(indent); }
+// A NIC spec's file name may hold any bytes: a name that is not UTF-8 must
+// not make the snapshot (or the run report that carries it) throw.
+std::string to_json(const CapabilityReport& report, int indent) {
+  return report_to_json(report).dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 Result<CapabilityReport> capability_report_from_json(std::string_view text) {
   auto bad = [](const std::string& what) {

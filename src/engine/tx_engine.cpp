@@ -60,7 +60,7 @@ TxEngine::~TxEngine() { stop(0); }
 Status TxEngine::allocate() {
   GpuImpl& gpu = *q_.gpu;
   const uint32_t depth = q_.depth;
-  slot_size_ = (q_.max_packet_size + 63u) & ~63u;
+  slot_size_ = staging_slot_bytes(q_);
   auto desc = gpu.alloc(static_cast<size_t>(depth) * sizeof(dev::TxDesc), MemKind::CpuGpu, 4096);
   if (!desc) return desc.status();
   desc_ = std::move(*desc);
@@ -77,9 +77,12 @@ Status TxEngine::allocate() {
   auto ready = gpu.alloc(static_cast<size_t>(depth) * sizeof(uint64_t), MemKind::Gpu, 4096);
   if (!ready) return ready.status();
   ready_ = std::move(*ready);
-  // Room for a full burst of the largest packets with a stride's gap after
-  // each; a burst that needs more is split, never refused.
-  const size_t arena_bytes = kTxBurst * (static_cast<size_t>(slot_size_) + 2048);
+  // Room for a full burst of slot-sized packets with a stride's gap after
+  // each, and always for one packet of the max size: a burst that needs
+  // more is split, and a payload that starts a burst always fits (poll()
+  // would otherwise stop at it forever).
+  const size_t arena_bytes = std::max(kTxBurst * (static_cast<size_t>(slot_size_) + 2048),
+                                      (static_cast<size_t>(q_.max_packet_size) + 4095) & ~size_t{4095});
   auto arena = gpu.alloc(arena_bytes, MemKind::CpuGpu, 4096);
   if (!arena) return arena.status();
   arena_ = std::move(*arena);
@@ -106,6 +109,7 @@ Status TxEngine::allocate() {
   dev_ring_.ready = static_cast<uint64_t*>(ready_.device_ptr());
   dev_ring_.desc_mask = depth - 1;
   dev_ring_.slot_size = slot_size_;
+  dev_ring_.max_len = q_.max_packet_size;
 #if GNIO_HAVE_CUDA
   if (!gpu.emulated) {
     GNIO_TRY(gpu.bind_thread());
@@ -141,6 +145,17 @@ Status TxEngine::stop(uint32_t timeout_ms) {
                           std::to_string(timeout_ms) + " ms; raise the timeout or check send times");
     stop_.store(true);
     if (thread_.joinable()) thread_.join();
+    // The poll state is this thread's now. What was pushed and never sent
+    // completes as dropped, so a waiter sees it done and the counts add up.
+    const uint64_t p = pushed();
+    q_.counters.submitted.store(p, std::memory_order_relaxed);
+    if (p != ci_) {
+      drop(TxDropReason::Stopped, p - ci_);
+      ci_ = p;
+      dev::store_release(errors_, error_count_);
+      dev::store_release(completed_, ci_);
+      q_.counters.completions.store(ci_, std::memory_order_relaxed);
+    }
   }
 #if GNIO_HAVE_CUDA
   if (stream_) {
@@ -153,9 +168,10 @@ Status TxEngine::stop(uint32_t timeout_ms) {
 }
 
 size_t TxEngine::poll() {
-  const uint64_t p = dev::load_acquire(producer_);
+  const uint64_t p = dev::load_acquire(producer_);  // pairs with the release store of Txq::push()
   hold_until_ns_ = 0;
   if (p == ci_) return 0;
+  q_.counters.submitted.store(p, std::memory_order_relaxed);
   const auto* descs = static_cast<const dev::TxDesc*>(desc_.host_ptr());
   const auto* staging = static_cast<const uint8_t*>(staging_.host_ptr());
   const uint64_t first = ci_;
@@ -177,28 +193,39 @@ size_t TxEngine::poll() {
       break;
     }
     const uint8_t* bytes = nullptr;
-    bool valid = d.len != 0 && d.len <= q_.max_packet_size;
-    if (valid && (d.flags & dev::TxStaged)) {
-      valid = d.len <= slot_size_;
+    std::optional<TxDropReason> why;
+    if (d.len == 0) {
+      why = TxDropReason::Empty;
+    } else if ((d.flags & dev::TxRefused) || d.len > q_.max_packet_size) {
+      why = TxDropReason::TooLong;
+    } else if (d.flags & dev::TxStaged) {
+      if (d.len > slot_size_) why = TxDropReason::TooLong;
       bytes = staging + (i & (q_.depth - 1)) * slot_size_;
-    } else if (valid) {
+    } else {
       if (!have_region || d.addr < region.dev_base || d.addr + d.len > region.dev_base + region.size)
         have_region = q_.gpu->resolve(d.addr, d.len, region);
-      valid = have_region;
-      if (valid && region.kind != MemKind::Gpu) {
+      if (!have_region) {
+        why = TxDropReason::NotRegistered;
+      } else if (region.kind != MemKind::Gpu) {
         bytes = region.host + (d.addr - region.dev_base);  // mapped: read in place
-      } else if (valid) {
+      } else {
+        // The arena holds a payload of the max size: the first of a burst always fits.
         std::optional<size_t> offset = plan_.add(d.addr, d.len, region.dev_base);
         if (!offset) break;  // the arena is full: this one starts the next burst
         arena_frames_.push_back({frames_.size(), *offset});
       }
     }
-    if (!valid) {
-      ++error_count_;
-      q_.counters.errors.fetch_add(1, std::memory_order_relaxed);
-      log::warn("tx-engine", "descriptor " + std::to_string(i) + " of TX queue " + std::to_string(q_.queue_id) +
-                                 " has no valid payload (addr " + std::to_string(d.addr) + ", len " +
-                                 std::to_string(d.len) + "): not in registered memory or too long; completed with error");
+    if (why) {
+      drop(*why, 1);
+      // The device saw its refusal as a status; the engine's own finds are news.
+      if (!(d.flags & dev::TxRefused)) {
+        static log::RateLimit limit;
+        limit.write(log::Level::Warn, "tx-engine", q_.queue_id,
+                    "descriptor " + std::to_string(i) + " (addr " + std::to_string(d.addr) + ", len " +
+                        std::to_string(d.len) + ", max packet size " + std::to_string(q_.max_packet_size) +
+                        ") completed unsent as dropped(" + std::string(tx_drop_reason_name(*why)) +
+                        "); send registered memory (EthTxq::register_buffer) of 1..max packet size bytes");
+      }
       continue;
     }
     frames_.push_back({bytes, d.len, 0});
@@ -261,8 +288,7 @@ void TxEngine::land_copies() {
     frames_[kept++] = frames_[f];
   }
   frames_.resize(kept);
-  error_count_ += arena_frames_.size();
-  q_.counters.errors.fetch_add(arena_frames_.size(), std::memory_order_relaxed);
+  drop(TxDropReason::CopyFailed, arena_frames_.size());
 }
 
 void TxEngine::send() {
@@ -271,20 +297,28 @@ void TxEngine::send() {
   for (backend::TxFrame& f : frames_) f.timestamp_ns = now;
   size_t sent = 0;
   uint64_t bytes = 0;
+  bool failed = false;
   for (uint32_t spins = 0; sent < frames_.size() && !stop_.load(std::memory_order_relaxed);) {
     Result<size_t> n = be.tx_burst(q_.queue_id, std::span(frames_).subspan(sent));
     if (!n) {
       log::error("tx-engine", n.status().to_string());
-      error_count_ += frames_.size() - sent;
-      q_.counters.errors.fetch_add(frames_.size() - sent, std::memory_order_relaxed);
+      drop(TxDropReason::BackendError, frames_.size() - sent);
+      failed = true;
       break;
     }
     for (size_t k = sent; k < sent + *n; ++k) bytes += frames_[k].len;
     sent += *n;
     if (*n == 0) dev::host_backoff(++spins);
   }
+  // A stop request while the backend held frames back: they complete unsent.
+  if (!failed && sent < frames_.size()) drop(TxDropReason::Stopped, frames_.size() - sent);
   q_.counters.packets.fetch_add(sent, std::memory_order_relaxed);
   q_.counters.bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+void TxEngine::drop(TxDropReason why, uint64_t n) {
+  error_count_ += n;
+  q_.counters.dropped[static_cast<size_t>(why)].fetch_add(n, std::memory_order_relaxed);
 }
 
 void TxEngine::wait_for_send_time() const {

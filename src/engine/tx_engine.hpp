@@ -19,6 +19,7 @@
 
 #include "backends/backend.hpp"
 #include "gnio/dev/ring.hpp"
+#include "gnio/drop_reason.hpp"
 #include "gnio/mem.hpp"
 #include "gnio/status.hpp"
 
@@ -81,9 +82,10 @@ class TxEngine {
   ~TxEngine();
 
   // Waits up to timeout_ms for every pushed descriptor to complete, then
-  // stops the thread. Timeout if descriptors were still outstanding. An
-  // engine without a thread of its own is polled here by the caller, after
-  // its driver stopped polling it.
+  // stops the thread. Timeout if descriptors were still outstanding: those
+  // complete as dropped(stopped), so that every pushed descriptor is sent or
+  // dropped. An engine without a thread of its own is polled here by the
+  // caller, after its driver stopped polling it.
   Status stop(uint32_t timeout_ms);
 
   // One step: sends up to one burst of pushed descriptors and publishes
@@ -109,6 +111,8 @@ class TxEngine {
   void land_copies();
   // Hands frames_ to the backend; Again (a short count) is retried.
   void send();
+  // Counts n descriptors completed without being sent.
+  void drop(TxDropReason why, uint64_t n);
 
   TxqImpl& q_;
   DeviceMemory desc_, staging_, host_idx_, dev_idx_, ready_, arena_;

@@ -229,7 +229,7 @@ Result<EthTxq> EthDevice::create_txq(uint16_t queue_id) {
   auto q = std::make_shared<detail::TxqImpl>();
   q->dev = impl_;
   q->queue_id = queue_id;
-  q->max_packet_size = std::min<uint32_t>(q->max_packet_size, c.max_packet_size);
+  q->max_packet_size = c.max_packet_size;
   return EthTxq(std::move(q));
 }
 
@@ -525,6 +525,13 @@ Status EthTxq::set_max_packet_size(uint32_t bytes) {
   });
 }
 
+Status EthTxq::set_staging_slot_size(uint32_t bytes) {
+  return configure(impl_, "set_staging_slot_size", [&](detail::TxqImpl& q) {
+    GNIO_TRY(check_range("TX staging slot size", bytes, 64, q.dev->backend->caps().max_packet_size));
+    return assign(q.staging_slot_size, bytes);
+  });
+}
+
 Status EthTxq::set_type(TxqType type) {
   return configure(impl_, "set_type", [&](detail::TxqImpl& q) {
     if (type == TxqType::WaitOnTime && !q.dev->backend->caps().tx_wait_on_time)
@@ -553,7 +560,8 @@ Status EthTxq::register_buffer(const BufArr& pool) {
     if (pool.elem_size() < q.max_packet_size)
       return Status(Errc::InvalidValue, Layer::Eth,
                     "TX buffer element size " + u(pool.elem_size()) + " is smaller than the queue's max packet size " +
-                        u(q.max_packet_size));
+                        u(q.max_packet_size) + "; call set_max_packet_size(" + u(pool.elem_size()) +
+                        ") first, or use larger elements");
     return Status::ok();
   });
 }
@@ -613,10 +621,14 @@ TxqStats EthTxq::stats() const noexcept {
   if (!impl_) return {};
   const auto& c = impl_->counters;
   TxqStats s;
+  s.submitted = c.submitted.load();
   s.packets = c.packets.load();
   s.bytes = c.bytes.load();
   s.completions = c.completions.load();
-  s.errors = c.errors.load();
+  for (size_t r = 0; r < kTxDropReasons; ++r) {
+    s.dropped[r] = c.dropped[r].load();
+    s.errors += s.dropped[r];
+  }
   s.waited_on_time = c.waited_on_time.load();
   s.copies = c.copies.load();
   s.copy_bytes = c.copy_bytes.load();
@@ -626,6 +638,7 @@ TxqStats EthTxq::stats() const noexcept {
 
 uint32_t EthTxq::depth() const noexcept { return impl_ ? impl_->depth : 0; }
 uint32_t EthTxq::max_packet_size() const noexcept { return impl_ ? impl_->max_packet_size : 0; }
+uint32_t EthTxq::staging_slot_size() const noexcept { return impl_ ? detail::staging_slot_bytes(*impl_) : 0; }
 TxqType EthTxq::type() const noexcept { return impl_ ? impl_->type : TxqType::Regular; }
 
 Result<size_t> EthTxq::host_send(std::span<const std::span<const uint8_t>> frames) {

@@ -1,6 +1,7 @@
 // Internal state of Ethernet devices and queues.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <map>
@@ -46,7 +47,8 @@ struct RxqCounters {
 };
 
 struct TxqCounters {
-  std::atomic<uint64_t> packets{0}, bytes{0}, completions{0}, errors{0}, waited_on_time{0};
+  std::atomic<uint64_t> submitted{0}, packets{0}, bytes{0}, completions{0}, waited_on_time{0};
+  std::array<std::atomic<uint64_t>, kTxDropReasons> dropped{};
   // Device-memory payloads read through the engine's arena (TxCopyStats).
   std::atomic<uint64_t> copy_payloads{0}, copies{0}, copy_bytes{0}, copy_waits{0};
 };
@@ -82,7 +84,8 @@ struct TxqImpl {
   uint16_t queue_id = 0;
   QueueState state = QueueState::Created;
   uint32_t depth = 1024;
-  uint32_t max_packet_size = 2048;
+  uint32_t max_packet_size = 0;     // set by create_txq: what the backend can send
+  uint32_t staging_slot_size = 0;   // 0: kDefaultTxStagingSlot (staging_slot_bytes())
   TxqType type = TxqType::Regular;
   std::shared_ptr<GpuImpl> gpu;
 
@@ -93,5 +96,14 @@ struct TxqImpl {
 
   ~TxqImpl();
 };
+
+// The staging slot the TX engine allocates per descriptor: a multiple of
+// 64 bytes (slots stay 64-byte aligned for TxBatch::stage()'s wide copies),
+// no larger than the max packet size needs. Bounded, not the max packet
+// size, because the ring is depth x slot bytes of pinned host memory.
+inline uint32_t staging_slot_bytes(const TxqImpl& q) {
+  const uint32_t want = q.staging_slot_size != 0 ? q.staging_slot_size : kDefaultTxStagingSlot;
+  return (std::min(want, q.max_packet_size) + 63u) & ~63u;
+}
 
 }  // namespace gnio::detail

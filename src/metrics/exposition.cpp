@@ -3,12 +3,15 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/text_escape.hpp"
 #include "gnio/metrics.hpp"
 
 namespace gnio::metrics {
 
 namespace {
 
+// The text format's escapes: backslash and newline in HELP text, also the
+// double quote in a label value.
 void append_escaped(std::string& out, std::string_view v, bool quote_too) {
   for (char c : v) {
     if (c == '\\') out += "\\\\";
@@ -26,7 +29,10 @@ void append_sample(std::string& out, std::string_view name, const Labels& labels
       if (i) out += ',';
       out += labels[i].first;
       out += "=\"";
-      append_escaped(out, labels[i].second, true);
+      // A label value may come from the wire (a name, a path): written by the
+      // rule of every gnio output first, so that it is valid UTF-8 (the format
+      // requires it) and reads the same as in the report.
+      append_escaped(out, escape_text(labels[i].second), true);
       out += '"';
     }
     out += '}';
@@ -239,6 +245,13 @@ void add_txq(Writer& w, const TxqStats& s, const Labels& base) {
   w.counter("gnio_tx_bytes_total", "Bytes handed to the backend", base, s.bytes);
   w.counter("gnio_tx_completions_total", "Completions published to the device", base, s.completions);
   w.counter("gnio_tx_errors_total", "Descriptors completed with an error", base, s.errors);
+  w.counter("gnio_tx_submitted_total", "Descriptors the device pushed (sent + dropped once completed)", base,
+            s.submitted);
+  for (size_t r = 0; r < kTxDropReasons; ++r) {
+    Labels l = base;
+    l.emplace_back("reason", std::string(tx_drop_reason_name(static_cast<TxDropReason>(r))));
+    w.counter("gnio_tx_dropped_total", "Descriptors completed without being sent, by reason", l, s.dropped[r]);
+  }
   w.counter("gnio_tx_waited_on_time_total", "Frames held for their send time", base, s.waited_on_time);
   w.counter("gnio_tx_copies_total", "Copies of device-memory payloads into the engine's pinned arena", base, s.copies);
   w.counter("gnio_tx_copy_bytes_total", "Bytes those copies moved, gaps between payloads included", base,

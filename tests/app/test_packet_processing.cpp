@@ -446,6 +446,40 @@ TEST(PacketProcessing, RepliesEqualIndependentlyBuiltAnswersAndTsharkAcceptsThem
   EXPECT_TRUE(got == want) << "replies differ from the independently built answers";
 }
 
+// Echo requests of 9000 bytes and 64 KiB (data/jumbo/echo.pcap, longer than
+// a TX staging slot): each reply leaves whole, and what is counted as sent
+// is what the TX queue sent (submitted = sent, nothing dropped).
+TEST(PacketProcessing, JumboEchoRequestsAreAnsweredAndCounted) {
+  const std::string capture = kData + "/jumbo/echo.pcap";
+  std::vector<std::vector<uint8_t>> want;
+  for (const Frame& f : read_pcap(capture))
+    if (auto r = expected_reply(f.bytes); !r.empty()) want.push_back(r);
+  ASSERT_EQ(want.size(), 3u);
+  const std::string out = tmp_path("replies-jumbo.pcap");
+  AppRun app = run_app(capture, " --tx pcap-out:" + out + " --ip 10.77.0.1 --ip fd77::1 --mac 02:00:00:00:00:01");
+  if (app.skipped) GTEST_SKIP() << "no CUDA device";
+  std::vector<std::vector<uint8_t>> got;
+  for (const Frame& f : read_pcap(out)) got.push_back(f.bytes);
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  ASSERT_EQ(got.size(), want.size()) << app.output;
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].size(), want[i].size()) << "reply " << i;
+    EXPECT_TRUE(got[i] == want[i]) << "reply " << i << " of " << want[i].size() << " bytes differs";
+  }
+  const json& r = app.report["replies"];
+  EXPECT_EQ(r["icmp_echo"], 2u);
+  EXPECT_EQ(r["icmpv6_echo"], 1u);
+  EXPECT_EQ(r["not_sent"], 0u);
+  EXPECT_EQ(r["tx_packets"], 3u);
+  EXPECT_EQ(r["tx_submitted"], 3u);
+  ASSERT_TRUE(r["tx_dropped"].is_object()) << r.dump();
+  EXPECT_EQ(r["tx_dropped"].size(), 6u) << r.dump();
+  for (auto& [reason, n] : r["tx_dropped"].items()) EXPECT_EQ(n, 0u) << reason;
+  EXPECT_NE(app.output.find("tx: submitted 3 sent 3 dropped 0 (too_long 0 "), std::string::npos) << app.output;
+  fs::remove(out);
+}
+
 TEST(PacketProcessing, UdpEchoAnswersWithACompleteChecksum) {
   const std::string out = tmp_path("udp-echo.pcap");
   AppRun app = run_app(kData + "/captures/vlan.pcap", " --tx pcap-out:" + out + " --udp-echo 53");

@@ -4,6 +4,7 @@
 // not written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -36,18 +37,20 @@ Record record(uint32_t kind, const std::string& name, const std::string& method,
   r.response = 1;
   r.rcode = 3;
   r.path_cut = 1;
-  std::strncpy(r.name, name.c_str(), kNameMax - 1);
+  r.name_len = static_cast<uint16_t>(std::min<size_t>(name.size(), kNameMax - 1));
+  r.path_len = static_cast<uint16_t>(std::min<size_t>(path.size(), kPathMax - 1));
+  std::memcpy(r.name, name.data(), r.name_len);
   std::strncpy(r.method, method.c_str(), kMethodMax - 1);
-  std::strncpy(r.path, path.c_str(), kPathMax - 1);
+  std::memcpy(r.path, path.data(), r.path_len);
   std::strncpy(r.http_version, version.c_str(), sizeof(r.http_version) - 1);
   return r;
 }
 
 void expect_same(const Record& got, const Record& want) {
   EXPECT_EQ(0, std::memcmp(&got, &want, offsetof(Record, name))) << "fixed fields differ";
-  EXPECT_STREQ(got.name, want.name);
+  EXPECT_EQ(std::string(got.name, got.name_len + 1), std::string(want.name, want.name_len + 1));
   EXPECT_STREQ(got.method, want.method);
-  EXPECT_STREQ(got.path, want.path);
+  EXPECT_EQ(std::string(got.path, got.path_len + 1), std::string(want.path, want.path_len + 1));
   EXPECT_STREQ(got.http_version, want.http_version);
 }
 
@@ -65,10 +68,10 @@ TEST(RecordOut, DnsRecordOverGarbageReadsBackAndLeavesTheRestUnwritten) {
   const Record r = record(kRecordDns, "a.example.org", "", "", "");
   store_record(r, &item);
   expect_same(item, r);
-  // name at 68, 13 characters and the zero end at 81: words up to 88 written.
+  // name at 72, 13 characters and the zero end at 85: words up to 88 written.
   const size_t name_end = (offsetof(Record, name) + 14 + 7) / 8 * 8;
   EXPECT_EQ(name_end, 88u);
-  // up to the word that holds method[0] (at 324, in the word from 320)
+  // up to the word that holds method[0] (at 328, a word of its own)
   const size_t method_word = offsetof(Record, method) / 8 * 8;
   EXPECT_EQ(untouched(item, name_end, method_word), method_word - name_end);
   // Empty strings: one word each.
@@ -103,6 +106,19 @@ TEST(RecordOut, FullLengthStringsAreWrittenWhole) {
   expect_same(item, r);
   EXPECT_EQ(std::strlen(item.name), kNameMax - 1);
   EXPECT_EQ(std::strlen(item.path), kPathMax - 1);
+}
+
+// A name from the wire may hold 0x00 bytes: name and path are written to
+// their lengths, not to their first zero.
+TEST(RecordOut, NamesWithZeroBytesAreWrittenToTheirLength) {
+  Record item;
+  std::memset(&item, kGarbage, sizeof item);
+  const std::string name("a\0b.example", 11), path("/x\0\0y", 5);
+  const Record r = record(kRecordHttp, name, "GET", path, "HTTP/1.1");
+  store_record(r, &item);
+  expect_same(item, r);
+  EXPECT_EQ(std::string(item.name, item.name_len), name);
+  EXPECT_EQ(std::string(item.path, item.path_len), path);
 }
 
 TEST(RecordOut, TextBytesCountsTheZeroEndAndStopsAtTheBuffer) {

@@ -39,7 +39,38 @@ struct DeviceSendKernel {
   }
 };
 
+struct RefusalKernel {
+  dev::Txq txq;
+  uint8_t* buffer;
+  int32_t* statuses;
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    for (uint32_t j = 0; j < kRefusalBufferBytes; ++j) buffer[j] = refusal_byte(j);
+    dev::TxBatch b = txq.reserve<Scope::Thread>(kRefusalCases);
+    while (b.status() == dev::Status::Again && ctx.running()) b = txq.reserve<Scope::Thread>(kRefusalCases);
+    if (b.status() != dev::Status::Success) return;
+    dev::Status st[kRefusalCases];
+    st[kSmall] = b.set(kSmall, buffer, 60);
+    st[kJumbo] = b.set(kJumbo, buffer, 9000);
+    st[kJumbo64K] = b.set(kJumbo64K, buffer, 65536);
+    st[kOverMax] = b.set(kOverMax, buffer, txq.max_len() + 1);  // refused before any byte is read
+    st[kStaged] = b.stage(kStaged, buffer, 200);
+    st[kStagedOverSlot] = b.stage(kStagedOverSlot, buffer, b.slot_size() + 1);
+    st[kEmpty] = b.set(kEmpty, buffer, 0);
+    st[kUnregistered] = b.set(kUnregistered, reinterpret_cast<const void*>(uintptr_t{4096}), 64);
+    for (uint32_t c = 0; c < kRefusalCases; ++c) statuses[c] = static_cast<int32_t>(st[c]);
+    txq.commit<Scope::Thread>(b);
+    txq.push();
+    ctx.count_packets(kRefusalCases, 0);
+    while (ctx.running()) ctx.heartbeat();
+  }
+};
+
 }  // namespace
+
+Result<PersistentKernel> launch_refusals(const Gpu& gpu, const LaunchConfig& cfg, dev::Txq txq, uint8_t* buffer,
+                                         int32_t* statuses) {
+  return PersistentKernel::launch(gpu, cfg, RefusalKernel{txq, buffer, statuses});
+}
 
 Result<PersistentKernel> launch_device_send(const Gpu& gpu, const LaunchConfig& cfg, dev::Txq txq, uint8_t* strides,
                                             uint32_t n, uint32_t burst) {

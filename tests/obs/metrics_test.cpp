@@ -39,7 +39,21 @@ TEST(Metrics, WriterGroupsFamiliesAndEscapesLabels) {
             "gnio_kernel_hung{block=\"0\"} 1\n"
             "# HELP gnio_weird Help with \\\\ and\\nnewline\n"
             "# TYPE gnio_weird gauge\n"
-            "gnio_weird{path=\"a\\\"b\\\\c\\nd\"} 0.5\n");
+            "gnio_weird{path=\"a\\\"b\\\\\\\\c\\\\x0ad\"} 0.5\n");
+}
+
+// A label value holds any bytes (a name from the wire): it is written by
+// escape_text()'s rule, then the format's escapes, and reads back as that.
+TEST(Metrics, LabelValuesOfAnyBytesAreValidUtf8AndReadBack) {
+  metrics::Writer w;
+  w.counter("x_total", "h", {{"name", std::string("a\xff\x00\"\\\xc3\xa9\n", 8)}}, 1);
+  EXPECT_EQ(w.text(),
+            "# HELP x_total h\n# TYPE x_total counter\n"
+            "x_total{name=\"a\\\\xff\\\\x00\\\"\\\\\\\\\xc3\xa9\\\\x0a\"} 1\n");
+  auto samples = metrics::parse(w.text());
+  ASSERT_TRUE(samples) << samples.status().to_string();
+  ASSERT_EQ(samples->size(), 1u);
+  EXPECT_EQ((*samples)[0].label("name"), "a\\xff\\x00\"\\\\\xc3\xa9\\x0a");
 }
 
 TEST(Metrics, ParseReadsBackWhatTheWriterWrote) {

@@ -9,13 +9,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,6 +30,7 @@
 #include "gnio/log.hpp"
 #include "gnio/metrics.hpp"
 #include "gnio/stop_signal.hpp"
+#include "output_file.hpp"
 #include "pp_kernel.hpp"
 #include "report.hpp"
 
@@ -43,7 +44,7 @@ using gnio::dev::app::FlowEntry;
 using gnio::dev::app::Record;
 
 constexpr int kExitSkip = 77;
-// Record ring items (608 bytes each, pinned host memory): at 12 Mpps with
+// Record ring items (616 bytes each, pinned host memory): at 12 Mpps with
 // one packet in eight carrying a record, about 10 ms of records, so that a
 // host thread off its core for a scheduler tick does not hold the kernel.
 constexpr uint32_t kRecordItems = 16384;
@@ -153,9 +154,10 @@ void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labe
     w.counter("gnio_pp_protocol_packets_total", "Packets that carry a protocol, as classified on the GPU",
               with("protocol", kProtoNames[k]), c[app::counter::kProto + k]);
   for (uint32_t k = 1; k < kReplyCount; ++k)
-    w.counter("gnio_pp_replies_total", "Replies sent zero-copy from the RX buffer", with("kind", kReplyNames[k]),
+    w.counter("gnio_pp_replies_total", "Replies the TX queue accepted, zero-copy from the RX buffer", with("kind", kReplyNames[k]),
               c[app::counter::kReply + k]);
-  w.counter("gnio_pp_replies_not_sent_total", "Replies built but not sent (stopping while the TX ring was full)", base,
+  w.counter("gnio_pp_replies_not_sent_total",
+            "Replies built but not sent (stopping while the TX ring was full, or refused as too long)", base,
             c[app::counter::kReply + kReplyNone]);
   w.counter("gnio_pp_echo_refused_total", "Echo requests not answerable: cut, malformed or behind a routing header",
             base, c[app::counter::kEchoRefused]);
@@ -167,21 +169,6 @@ void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labe
             c[app::counter::kRecordWaits]);
   w.counter("gnio_pp_flow_table_updates_total", "Flow-table updates made (a burst's packets of one flow are one)", base,
             c[app::counter::kFlowUpdates]);
-}
-
-void print_record(const Record& r) {
-  const nlohmann::json j = app::record_json(r);
-  if (r.kind == dev::app::kRecordDns) {
-    std::printf("dns  %s:%u -> %s:%u %s %s type %u rcode %u\n", j["src"].get<std::string>().c_str(), r.sport,
-                j["dst"].get<std::string>().c_str(), r.dport, r.response ? "response" : "query", r.name, r.qtype,
-                r.rcode);
-  } else if (r.kind == dev::app::kRecordHttp) {
-    std::printf("http %s:%u -> %s:%u %s %s%s (host %s)\n", j["src"].get<std::string>().c_str(), r.sport,
-                j["dst"].get<std::string>().c_str(), r.dport, r.method, r.path, r.path_cut ? "..." : "", r.name);
-  } else {
-    std::printf("tls  %s:%u -> %s:%u sni %s\n", j["src"].get<std::string>().c_str(), r.sport,
-                j["dst"].get<std::string>().c_str(), r.dport, r.name);
-  }
 }
 
 // The records the kernel made ready since the last call, in order, printed
@@ -196,7 +183,7 @@ struct RecordReader {
       dev::app::store_record(in_ring, &r);
       if ((r.kind == dev::app::kRecordDns && print_dns) || (r.kind == dev::app::kRecordHttp && print_http) ||
           (r.kind == dev::app::kRecordTls && print_tls))
-        print_record(r);
+        std::printf("%s\n", app::record_line(r).c_str());
     });
   }
 };
@@ -205,6 +192,9 @@ int run_packet_processing(const RunOptions& o) {
   // First, so that a signal during setup stops cleanly too (a second SIGINT
   // exits at once with 130, also while the kernel is being waited for).
   StopSignal::install();
+  // A closed pipe as an output is a write error reported like a full disk,
+  // not a silent death by SIGPIPE before the other outputs are written.
+  std::signal(SIGPIPE, SIG_IGN);
   if (!o.log_level.empty()) {
     auto level = logging::parse_level(o.log_level);
     if (!level) return usage("--log-level: " + level.status().message());
@@ -359,29 +349,12 @@ int run_packet_processing(const RunOptions& o) {
     reader.print_tls |= what == "tls" || what == "sni";
     pos = comma + 1;
   }
-  std::ofstream flows_file;
-  const bool flows_csv = o.flows_out.size() >= 4 && o.flows_out.compare(o.flows_out.size() - 4, 4, ".csv") == 0;
+  app::FlowExport flow_export;
   if (!o.flows_out.empty()) {
-    flows_file.open(o.flows_out);
-    if (!flows_file) return usage("cannot write --flows-out " + o.flows_out + ": check the folder and permissions");
-    if (flows_csv) flows_file << app::csv_header();
+    auto f = app::FlowExport::open(o.flows_out);
+    if (!f) return fail("opening the flow export", f.status());
+    flow_export = std::move(*f);
   }
-  uint64_t snapshot = 0;
-  auto export_flows = [&](double at_s) {
-    if (!flows_file.is_open()) return;
-    auto list = app::sorted_flows(static_cast<const FlowEntry*>(flows->host_ptr()), o.flow_slots);
-    for (const FlowEntry& e : list) {
-      if (flows_csv) {
-        flows_file << app::flow_csv(e, snapshot, at_s);
-      } else {
-        nlohmann::json j = app::flow_json(e);
-        j["snapshot"] = snapshot;
-        j["at_s"] = at_s;
-        flows_file << j.dump() << "\n";
-      }
-    }
-    ++snapshot;
-  };
 
   // The one polling place: records, progress, flow snapshots, stop checks.
   const uint64_t* live = static_cast<const uint64_t*>(counters->host_ptr());
@@ -407,7 +380,7 @@ int run_packet_processing(const RunOptions& o) {
       break;
     }
     if (o.flows_interval_s > 0 && std::chrono::duration<double>(now - last_flows).count() >= o.flows_interval_s) {
-      export_flows(elapsed);
+      flow_export.snapshot(app::sorted_flows(static_cast<const FlowEntry*>(flows->host_ptr()), o.flow_slots), elapsed);
       last_flows = now;
     }
     if (tty && now - last_progress >= 250ms) {
@@ -495,14 +468,19 @@ int run_packet_processing(const RunOptions& o) {
   }
   for (EthRxq& q : rxqs)
     if (Status s = q.stop(); !s) return fail("stopping RX queue", s);
+  // A source that ended in a read error (a cut last record) still delivered
+  // every frame before it: the run reports those, and the error.
+  Status input;
   for (const EthRxq& q : rxqs) {
-    if (Status s = q.source_status(); !s) return fail("reading --rx " + o.rx, s);
+    if (Status s = q.source_status(); !s && input) input = s;
     result.rx.push_back(q.stats());
+  }
+  if (!input) {
+    stop_reason = "input error";
+    result.info.input_error = input.message();
   }
   result.counters.assign(live, live + app::counter::kCount);
   result.flows = app::sorted_flows(static_cast<const FlowEntry*>(flows->host_ptr()), o.flow_slots);
-  export_flows(result.info.seconds);
-  flows_file.close();
   result.info.rx = o.rx;
   result.info.tx = o.tx;
   result.info.gpu = gpu->bus_id();
@@ -512,14 +490,22 @@ int run_packet_processing(const RunOptions& o) {
   result.info.stop_reason = stop_reason;
   result.info.signal = StopSignal::signal_number();
 
+  // From here on the counts are final: an error is reported, the summary and
+  // every output are still written, and the exit status is 1.
+  int exit_status = 0;
+  auto report = [&](const std::string& what, const Status& s) {
+    if (s) return;
+    fail(what, s);
+    exit_status = 1;
+  };
+  report("reading --rx " + o.rx + " (the summary and the report cover the frames before the error)", input);
+
   // Tear down in reverse; the report carries the capability snapshot of this
   // run's NIC spec and GPU: the one taken at start, else one taken now (it
   // opens both itself, so after they are closed).
   kernel = PersistentKernel();
-  if (txq)
-    if (Status s = txq->destroy(); !s) return fail("tearing down the TX queue", s);
-  for (EthRxq& q : rxqs)
-    if (Status s = q.destroy(); !s) return fail("tearing down an RX queue", s);
+  if (txq) report("tearing down the TX queue", txq->destroy());
+  for (EthRxq& q : rxqs) report("tearing down an RX queue", q.destroy());
   counters = DeviceMemory();
   flows = DeviceMemory();
   claim = DeviceMemory();
@@ -528,13 +514,18 @@ int run_packet_processing(const RunOptions& o) {
   result.capabilities =
       nlohmann::json::parse(start_caps.empty() ? to_json(discover(reopenable ? o.rx : "", gpu_id), -1) : start_caps);
 
+  // The summary first: an output that cannot be written does not lose it.
   std::printf("%s", app::summary_text(result, o.top).c_str());
-  if (!o.json_out.empty()) {
-    std::ofstream j(o.json_out);
-    j << app::report_json(result, o.top).dump(2) << "\n";
-    if (!j) return usage("cannot write --json " + o.json_out + ": check the folder and permissions");
-  }
-  return 0;
+  if (std::fflush(stdout) != 0)
+    report("printing the summary", Status(Errc::IoError, Layer::App,
+                                          std::string("standard output: ") + std::strerror(errno) +
+                                              "; keep the program reading gnio's output running until it exits"));
+  flow_export.snapshot(result.flows, result.info.seconds);
+  report("writing the flow export", flow_export.close());
+  if (!o.json_out.empty())
+    report("writing the report",
+           app::write_output("--json", o.json_out, app::json_text(app::report_json(result, o.top), 2) + "\n"));
+  return exit_status;
 }
 
 }  // namespace

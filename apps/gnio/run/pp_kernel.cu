@@ -71,7 +71,9 @@ struct PacketProcessingKernel {
   }
 
   // Sends one reply; drains completions while the ring is full. Returns
-  // the descriptor count to wait for, or 0 when stopping.
+  // the descriptor count to wait for, or 0 when it was not sent: stopping,
+  // or refused by the queue (longer than it sends; the descriptor is still
+  // committed, and the engine counts it as dropped(too_long)).
   GNIO_HD uint64_t send(const dev::KernelCtx& ctx, const uint8_t* data, uint32_t len) const {
     dev::TxBatch t = a.txq.reserve<Scope::Thread>(1);
     while (t.status() == dev::Status::Again) {
@@ -81,10 +83,10 @@ struct PacketProcessingKernel {
       t = a.txq.reserve<Scope::Thread>(1);
     }
     if (t.status() != dev::Status::Success) return 0;
-    t.set(0, data, len);
+    const dev::Status filled = t.set(0, data, len);
     a.txq.commit<Scope::Thread>(t);
     a.txq.push();
-    return t.first() + 1;
+    return filled == dev::Status::Success ? t.first() + 1 : 0;
   }
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {

@@ -24,7 +24,10 @@ inline constexpr uint32_t kBytes = 1;
 inline constexpr uint32_t kProto = 2;                                  // + Proto
 inline constexpr uint32_t kCsum = kProto + kProtoCount;                // + layer * kCsumCount + state
 inline constexpr uint32_t kReason = kCsum + uint32_t{kCsumLayerCount} * uint32_t{kCsumCount};  // + Reason
-inline constexpr uint32_t kReply = kReason + kReasonCount;             // + ReplyKind (kReplyNone: not sent)
+// + ReplyKind: replies the TX queue accepted (kReplyNone: built but not
+// sent, the kernel stopping or the queue refusing it). What the engine then
+// dropped is in the queue's TxqStats::dropped.
+inline constexpr uint32_t kReply = kReason + kReasonCount;
 inline constexpr uint32_t kRecords = kReply + kReplyCount;             // handed to the host
 inline constexpr uint32_t kRecordsDropped = kRecords + 1;              // not handed: stopping while the host was behind
 inline constexpr uint32_t kFlow = kRecordsDropped + 1;                 // + FlowOutcome

@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
+
+#include "core/text_escape.hpp"
 
 namespace gnio::app {
 
@@ -72,7 +75,15 @@ const char* dns_type_name(uint16_t t) {
   }
 }
 
+// A zero-terminated text field of at most cap bytes.
+std::string text_field(const char* s, size_t cap) { return escape_text({s, strnlen(s, cap)}); }
+
 }  // namespace
+
+std::string_view record_name(const Record& r) { return {r.name, std::min<size_t>(r.name_len, kNameMax - 1)}; }
+std::string_view record_path(const Record& r) { return {r.path, std::min<size_t>(r.path_len, kPathMax - 1)}; }
+
+std::string json_text(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
 
 json record_json(const Record& r) {
   json j{{"queue", r.queue},
@@ -86,20 +97,33 @@ json record_json(const Record& r) {
   if (r.kind == kRecordDns) {
     j["id"] = r.dns_id;
     j["response"] = r.response != 0;
-    j["qname"] = r.name;
+    j["qname"] = escape_text(record_name(r));
     j["qtype"] = r.qtype;
     j["qtype_name"] = dns_type_name(r.qtype);
     j["rcode"] = r.rcode;
   } else if (r.kind == kRecordHttp) {
-    j["method"] = r.method;
-    j["host"] = r.name;
-    j["path"] = r.path;
+    j["method"] = text_field(r.method, kMethodMax);
+    j["host"] = escape_text(record_name(r));
+    j["path"] = escape_text(record_path(r));
     j["path_cut"] = r.path_cut != 0;
-    j["version"] = r.http_version;
+    j["version"] = text_field(r.http_version, sizeof(r.http_version));
   } else {
-    j["sni"] = r.name;
+    j["sni"] = escape_text(record_name(r));
   }
   return j;
+}
+
+std::string record_line(const Record& r) {
+  const json j = record_json(r);
+  auto text = [&](const char* key) { return j[key].get<std::string>(); };
+  const std::string from = text("src") + ":" + std::to_string(r.sport), to = text("dst") + ":" + std::to_string(r.dport);
+  if (r.kind == kRecordDns)
+    return "dns  " + from + " -> " + to + (r.response ? " response " : " query ") + text("qname") + " type " +
+           std::to_string(r.qtype) + " rcode " + std::to_string(r.rcode);
+  if (r.kind == kRecordHttp)
+    return "http " + from + " -> " + to + " " + text("method") + " " + text("path") + (r.path_cut ? "..." : "") +
+           " (host " + text("host") + ")";
+  return "tls  " + from + " -> " + to + " sni " + text("sni");
 }
 
 json flow_json(const FlowEntry& e) {
@@ -139,14 +163,15 @@ json report_json(const RunResult& r, uint32_t top_flows) {
   json j;
   j["schema"] = "gnio.packet-processing";
   j["schema_version"] = kReportSchemaVersion;
-  j["run"] = {{"rx", r.info.rx},
-              {"tx", r.info.tx},
+  j["run"] = {{"rx", escape_text(r.info.rx)},
+              {"tx", escape_text(r.info.tx)},
               {"gpu", r.info.gpu},
               {"device", r.info.device},
               {"emulated", r.info.emulated},
               {"queues", r.info.queues},
               {"seconds", r.info.seconds},
               {"stop_reason", r.info.stop_reason},
+              {"input_error", escape_text(r.info.input_error)},
               {"signal", r.info.signal},
               {"packets", r.count(counter::kPackets)},
               {"bytes", r.count(counter::kBytes)},
@@ -171,6 +196,11 @@ json report_json(const RunResult& r, uint32_t top_flows) {
   replies["echo_refused"] = r.count(counter::kEchoRefused);
   replies["tx_packets"] = r.tx.packets;
   replies["tx_errors"] = r.tx.errors;
+  replies["tx_submitted"] = r.tx.submitted;
+  json tx_dropped = json::object();
+  for (size_t k = 0; k < kTxDropReasons; ++k)
+    tx_dropped[std::string(tx_drop_reason_name(static_cast<TxDropReason>(k)))] = r.tx.dropped[k];
+  replies["tx_dropped"] = tx_dropped;
   replies["tx_copies"] = r.tx.copies;
   replies["tx_copy_bytes"] = r.tx.copy_bytes;
   replies["tx_copy_waits"] = r.tx.copy_waits;
@@ -261,6 +291,13 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
   o << "\nreplies sent:";
   for (uint32_t k = 1; k < kReplyCount; ++k) o << ' ' << kReplyNames[k] << ' ' << r.count(counter::kReply + k);
   o << " (not sent " << r.count(counter::kReply + kReplyNone) << ")\n";
+  if (!r.info.tx.empty()) {
+    // What the TX queue did with them: submitted = sent + dropped.
+    o << "tx: submitted " << r.tx.submitted << " sent " << r.tx.packets << " dropped " << r.tx.errors << " (";
+    for (size_t k = 0; k < kTxDropReasons; ++k)
+      o << (k ? " " : "") << tx_drop_reason_name(static_cast<TxDropReason>(k)) << ' ' << r.tx.dropped[k];
+    o << ")\n";
+  }
   uint64_t l4_partial = 0, malformed = 0;
   for (uint32_t l = kCsumUdp; l < kCsumLayerCount; ++l) l4_partial += r.count(counter::kCsum + l * kCsumCount + kCsumPartial);
   for (uint32_t k = 1; k < kReasonCount; ++k) malformed += r.count(counter::kReason + k);

@@ -1,12 +1,20 @@
 // What a run of `gnio run packet-processing` found, and its three outputs:
 // the summary table, the JSON report (schema versioned) and the flow export
 // (CSV or JSON lines).
+//
+// Text from the wire (DNS qname, HTTP host, path and version, TLS SNI) and
+// the specs' file names are written by escape_text()'s rule
+// (src/core/text_escape.hpp): printable ASCII and well-formed UTF-8 as they
+// are (C1 controls excepted), `\\` for a backslash, `\xNN` for every other
+// byte. The JSON strings are therefore always valid UTF-8 and the bytes can
+// be read back from them.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gnio/dev/app/analyze.hpp"
@@ -17,15 +25,17 @@
 
 namespace gnio::app {
 
-inline constexpr int kReportSchemaVersion = 1;
+// 2: names escaped by escape_text()'s rule, run.input_error.
+inline constexpr int kReportSchemaVersion = 2;
 
 struct RunInfo {
   std::string rx, tx, gpu, device;
   bool emulated = false;
   uint32_t queues = 1;
   double seconds = 0;
-  std::string stop_reason;  // "end of input", "count", "duration", "signal"
+  std::string stop_reason;  // "end of input", "input error", "count", "duration", "signal"
   int signal = 0;           // the signal that asked to stop (SIGINT, SIGTERM), else 0
+  std::string input_error;  // with "input error": what the source said (file, byte offset, reason)
 };
 
 struct RunResult {
@@ -51,7 +61,18 @@ std::string tcp_state(const dev::app::FlowEntry& e);
 // Occupied slots, busiest (bytes both ways) first.
 std::vector<dev::app::FlowEntry> sorted_flows(const dev::app::FlowEntry* slots, uint32_t count);
 
+/// @brief The bytes of a record's name (qname, host, SNI) and path, by their
+/// lengths: either may hold any byte, 0x00 included.
+std::string_view record_name(const dev::app::Record& r);
+std::string_view record_path(const dev::app::Record& r);
+
 nlohmann::json record_json(const dev::app::Record& r);
+/// @brief The line --print shows for a record (no newline), its text as in
+/// record_json(): no byte from the wire reaches the terminal as a control.
+std::string record_line(const dev::app::Record& r);
+/// @brief JSON as text for a file or a line: never throws on a string that is
+/// not UTF-8 (replaced by U+FFFD; escape_text() keeps them out in the first place).
+std::string json_text(const nlohmann::json& j, int indent = -1);
 nlohmann::json flow_json(const dev::app::FlowEntry& e);
 nlohmann::json report_json(const RunResult& r, uint32_t top_flows);
 std::string summary_text(const RunResult& r, uint32_t top_flows);

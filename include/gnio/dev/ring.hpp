@@ -42,6 +42,10 @@ struct RxRing {
 enum TxFlags : uint32_t {
   TxStaged = 1u << 0,      // payload is in the TX staging slot of this descriptor
   TxWaitOnTime = 1u << 1,  // hold until send_time_ns
+  // The device refused to fill it (TxBatch::set/stage/set_staged returned
+  // InvalidValue; len is what was asked): the engine completes it unsent,
+  // as dropped, so that descriptors still complete in ring order.
+  TxRefused = 1u << 2,
 };
 
 struct TxDesc {
@@ -64,7 +68,8 @@ struct TxRing {
   uint32_t* push_lock = nullptr;  // device: serialises publications of the producer index
   uint64_t* ready = nullptr;      // device: ready[i & mask] == i + 1 once committed
   uint32_t desc_mask = 0;
-  uint32_t slot_size = 0;
+  uint32_t slot_size = 0;  // bytes of a staging slot (a multiple of 64)
+  uint32_t max_len = 0;    // the queue's max packet size: longer frames are refused
 };
 
 }  // namespace gnio::dev

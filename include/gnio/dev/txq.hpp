@@ -1,6 +1,8 @@
 // Device TX: reserve descriptors, fill them (a pointer into registered
 // memory, e.g. an RX packet modified in place, or bytes written into the
 // descriptor's staging slot), commit them, and push them to the NIC engine.
+// A fill the queue cannot send (too long, empty) returns InvalidValue at
+// once; its descriptor completes in order, counted as dropped.
 #pragma once
 
 #include <cstdint>
@@ -24,14 +26,23 @@ class TxBatch {
   GNIO_HD uint64_t first() const { return first_; }
   GNIO_HD Status status() const { return status_; }
 
-  // Send `len` bytes at `data` (device-visible, in memory registered with
-  // the queue's GPU). send_time_ns != 0: the engine holds it until then.
-  GNIO_HD void set(uint32_t i, const void* data, uint32_t len, uint64_t send_time_ns = 0) const {
-    TxDesc* d = &ring_.desc[(first_ + i) & ring_.desc_mask];
+  /// @brief Sends `len` bytes at `data` (device-visible, in memory registered
+  /// with the queue's GPU, e.g. an RX packet modified in place), zero-copy:
+  /// any length up to max_len(), not bounded by the staging slot.
+  /// @param i descriptor of the batch, < count()
+  /// @param send_time_ns != 0: the engine holds it until then (CLOCK_REALTIME ns)
+  /// @return Success; InvalidValue when len is 0 or over max_len(). A refused
+  /// descriptor is still committed and pushed with the batch (the ring stays in
+  /// order); the engine completes it unsent and counts it as dropped
+  /// (TxDropReason::Empty or TooLong).
+  GNIO_HD Status set(uint32_t i, const void* data, uint32_t len, uint64_t send_time_ns = 0) const {
+    if (len == 0 || len > ring_.max_len) return refuse(i, len);
+    TxDesc* d = desc(i);
     d->addr = reinterpret_cast<uint64_t>(data);
     d->len = len;
     d->flags = send_time_ns ? TxWaitOnTime : 0u;
     d->send_time_ns = send_time_ns;
+    return Status::Success;
   }
 
   // Staging slot of descriptor i (slot_size() bytes, pinned host memory).
@@ -39,36 +50,56 @@ class TxBatch {
     return ring_.staging + ((first_ + i) & ring_.desc_mask) * static_cast<uint64_t>(ring_.slot_size);
   }
   GNIO_HD uint32_t slot_size() const { return ring_.slot_size; }
+  /// @brief The longest frame the queue sends (EthTxq::max_packet_size()).
+  GNIO_HD uint32_t max_len() const { return ring_.max_len; }
 
-  // Copies `len` bytes at `src` (e.g. a packet in device memory) into
-  // staging(i) and sends them from there. The engine then reads mapped
-  // memory and copies nothing: for small packets the GPU's posted writes
-  // cost less than the engine's DMA and its wait. A `len` beyond
-  // slot_size() completes with an error.
-  GNIO_HD void stage(uint32_t i, const void* src, uint32_t len, uint64_t send_time_ns = 0) const {
+  /// @brief Copies `len` bytes at `src` (e.g. a packet in device memory) into
+  /// staging(i) and sends them from there. The engine then reads mapped
+  /// memory and copies nothing: for small packets the GPU's posted writes
+  /// cost less than the engine's DMA and its wait. Frames longer than a slot
+  /// go with set() instead.
+  /// @return Success; InvalidValue, copying nothing, when len is 0 or over
+  /// slot_size() or max_len(): refused as in set()
+  GNIO_HD Status stage(uint32_t i, const void* src, uint32_t len, uint64_t send_time_ns = 0) const {
+    if (!fits_slot(len)) return refuse(i, len);
     struct alignas(16) Chunk {
       uint64_t lo, hi;
     };
     uint8_t* dst = staging(i);
     const auto* from = static_cast<const uint8_t*>(src);
-    const uint32_t n = len < ring_.slot_size ? len : ring_.slot_size;
     uint32_t j = 0;
     if ((reinterpret_cast<uint64_t>(from) & 15u) == 0)  // slots are 64-byte aligned
-      for (; j + 16 <= n; j += 16) *reinterpret_cast<Chunk*>(dst + j) = *reinterpret_cast<const Chunk*>(from + j);
-    for (; j < n; ++j) dst[j] = from[j];
-    set_staged(i, len, send_time_ns);
+      for (; j + 16 <= len; j += 16) *reinterpret_cast<Chunk*>(dst + j) = *reinterpret_cast<const Chunk*>(from + j);
+    for (; j < len; ++j) dst[j] = from[j];
+    return set_staged(i, len, send_time_ns);
   }
 
-  // Send the first `len` bytes written into staging(i).
-  GNIO_HD void set_staged(uint32_t i, uint32_t len, uint64_t send_time_ns = 0) const {
-    TxDesc* d = &ring_.desc[(first_ + i) & ring_.desc_mask];
+  /// @brief Sends the first `len` bytes written into staging(i).
+  /// @return Success; InvalidValue when len is 0 or over slot_size() or
+  /// max_len(): refused as in set()
+  GNIO_HD Status set_staged(uint32_t i, uint32_t len, uint64_t send_time_ns = 0) const {
+    if (!fits_slot(len)) return refuse(i, len);
+    TxDesc* d = desc(i);
     d->addr = 0;
     d->len = len;
     d->flags = TxStaged | (send_time_ns ? TxWaitOnTime : 0u);
     d->send_time_ns = send_time_ns;
+    return Status::Success;
   }
 
  private:
+  GNIO_HD TxDesc* desc(uint32_t i) const { return &ring_.desc[(first_ + i) & ring_.desc_mask]; }
+  GNIO_HD bool fits_slot(uint32_t len) const { return len != 0 && len <= ring_.slot_size && len <= ring_.max_len; }
+  // Marks descriptor i refused: the engine completes it as dropped, unsent.
+  GNIO_HD Status refuse(uint32_t i, uint32_t len) const {
+    TxDesc* d = desc(i);
+    d->addr = 0;
+    d->len = len;
+    d->flags = TxRefused;
+    d->send_time_ns = 0;
+    return Status::InvalidValue;
+  }
+
   TxRing ring_{};
   uint64_t first_ = 0;
   uint32_t count_ = 0;
@@ -190,6 +221,8 @@ class Txq {
   }
 
   GNIO_HD uint32_t depth() const { return ring_.desc_mask + 1; }
+  /// @brief The longest frame the queue sends: TxBatch::set() refuses longer ones.
+  GNIO_HD uint32_t max_len() const { return ring_.max_len; }
   GNIO_HD const TxRing& ring() const { return ring_; }
 
  private:

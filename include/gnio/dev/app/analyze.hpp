@@ -3,12 +3,17 @@
 // ICMPv6, UDP, TCP, DNS, HTTP/1.x requests, TLS ClientHello), the checksum
 // state of L3 and L4, why it is malformed or cut, its flow key, and the
 // application-layer fields handed to the host (DNS name, type, rcode; HTTP
-// method, host, path; TLS SNI). L2-L4 come from dev/headers.hpp; every read
-// here is bounded by the captured length and the IP datagram's end.
+// method, host, path; TLS SNI). L2-L4 come from dev/headers.hpp, the
+// application protocols from dev/app/dns.hpp, http.hpp and tls.hpp; every
+// read here is bounded by the captured length and the IP datagram's end.
 #pragma once
 
 #include <cstdint>
 
+#include "gnio/dev/app/dns.hpp"
+#include "gnio/dev/app/http.hpp"
+#include "gnio/dev/app/reason.hpp"
+#include "gnio/dev/app/tls.hpp"
 #include "gnio/dev/config.hpp"
 #include "gnio/dev/headers.hpp"
 
@@ -46,45 +51,6 @@ inline constexpr const char* kCsumNames[kCsumCount] = {"not_checked", "good", "b
 enum CsumLayer : uint32_t { kCsumIpv4, kCsumUdp, kCsumTcp, kCsumIcmp, kCsumIcmpv6, kCsumLayerCount };
 inline constexpr const char* kCsumLayerNames[kCsumLayerCount] = {"ipv4", "udp", "tcp", "icmp", "icmpv6"};
 
-// Why a frame is malformed (its bytes contradict themselves) or cut (the
-// capture kept fewer bytes than its headers claim). The first problem
-// found, from L2 up, is the one counted.
-enum Reason : uint32_t {
-  kReasonNone,
-  kFrameShort,
-  kVlanCut,
-  kArpCut,
-  kIpv4HeaderCut,
-  kIpv4BadVersion,
-  kIpv4BadIhl,
-  kIpv4BadTotalLength,
-  kIpv6HeaderCut,
-  kIpv6BadVersion,
-  kIpv6ExtCut,
-  kIpv6ExtOverflow,
-  kTcpHeaderCut,
-  kTcpBadOffset,
-  kTcpHeaderOverflow,
-  kTcpOptionLength,
-  kUdpHeaderCut,
-  kUdpLengthOverPayload,
-  kUdpLengthUnderHeader,
-  kIcmpHeaderCut,
-  kIcmpShort,
-  kDatagramCut,
-  kDnsHeaderCut,
-  kDnsNameOverflow,
-  kReasonCount,
-};
-
-inline constexpr const char* kReasonNames[kReasonCount] = {
-    "none",           "frame_short",         "vlan_cut",           "arp_cut",
-    "ipv4_header_cut", "ipv4_bad_version",   "ipv4_bad_ihl",       "ipv4_bad_total_length",
-    "ipv6_header_cut", "ipv6_bad_version",   "ipv6_ext_cut",       "ipv6_ext_overflow",
-    "tcp_header_cut",  "tcp_bad_offset",     "tcp_header_overflow", "tcp_option_length",
-    "udp_header_cut",  "udp_length_over_payload", "udp_length_under_header", "icmp_header_cut",
-    "icmp_short",      "datagram_cut",       "dns_header_cut",     "dns_name_overflow"};
-
 // Both directions of a conversation map to one key: endpoint a is the lower
 // (address, port) of the two. Addresses of IPv4 flows use the first 4 bytes.
 struct FlowKey {
@@ -116,6 +82,9 @@ struct Record {
   // DNS
   uint16_t dns_id, qtype;
   uint8_t response, rcode, path_cut, pad;
+  // The bytes of name and path: a name from the wire may hold any byte, 0x00
+  // included (both are also zero-terminated).
+  uint16_t name_len, path_len;
   char name[kNameMax];    // DNS qname, HTTP Host, TLS SNI
   char method[kMethodMax];
   char path[kPathMax];
@@ -217,163 +186,22 @@ GNIO_HD inline uint32_t copy_text(char* out, uint32_t cap, const uint8_t* p, uin
   return n;
 }
 
-GNIO_HD inline bool is_upper(uint8_t c) { return c >= 'A' && c <= 'Z'; }
-GNIO_HD inline uint8_t lower(uint8_t c) { return is_upper(c) ? static_cast<uint8_t>(c + 32) : c; }
-
 }  // namespace detail
 
-// HTTP/1.x request methods recognised at the start of a TCP payload.
-GNIO_HD inline uint32_t http_method_length(const uint8_t* p, uint32_t n) {
-  const char* methods[] = {"GET", "POST", "HEAD", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT", "TRACE"};
-  for (const char* m : methods) {
-    uint32_t k = 0;
-    while (m[k] != 0 && k < n && p[k] == static_cast<uint8_t>(m[k])) ++k;
-    if (m[k] == 0 && k < n && p[k] == ' ') return k;
-  }
-  return 0;
-}
-
-// The request line "METHOD SP target SP HTTP/1.x" at p[0..n): the target's
-// bounds and the version's, or false.
-struct RequestLine {
-  uint32_t method_end = 0, target_begin = 0, target_end = 0, version_begin = 0, version_end = 0, line_end = 0;
-};
-
-GNIO_HD inline bool http_request_line(const uint8_t* p, uint32_t n, RequestLine& r) {
-  r.method_end = http_method_length(p, n);
-  if (r.method_end == 0) return false;
-  r.target_begin = r.method_end + 1;
-  uint32_t i = r.target_begin;
-  while (i < n && p[i] != ' ' && p[i] != '\r' && p[i] != '\n') ++i;
-  if (i == r.target_begin || i >= n || p[i] != ' ') return false;
-  r.target_end = i;
-  r.version_begin = i + 1;
-  const char* v = "HTTP/1.";
-  for (uint32_t k = 0; k < 7; ++k)
-    if (r.version_begin + k >= n || p[r.version_begin + k] != static_cast<uint8_t>(v[k])) return false;
-  i = r.version_begin + 7;
-  while (i < n && p[i] != '\r' && p[i] != '\n') ++i;
-  r.version_end = i;
-  r.line_end = i;
-  return true;
-}
-
-// The Host header's value in the header block p[from..n): its bounds, or
-// value_begin == value_end when there is none.
-GNIO_HD inline void http_host(const uint8_t* p, uint32_t from, uint32_t n, uint32_t& value_begin,
-                              uint32_t& value_end) {
-  value_begin = value_end = 0;
-  uint32_t i = from;
-  while (i < n) {
-    // at the start of a line (after CRLF)
-    while (i < n && (p[i] == '\r' || p[i] == '\n')) ++i;
-    if (i + 5 <= n && detail::lower(p[i]) == 'h' && detail::lower(p[i + 1]) == 'o' &&
-        detail::lower(p[i + 2]) == 's' && detail::lower(p[i + 3]) == 't' && p[i + 4] == ':') {
-      uint32_t b = i + 5;
-      while (b < n && (p[b] == ' ' || p[b] == '\t')) ++b;
-      uint32_t e = b;
-      while (e < n && p[e] != '\r' && p[e] != '\n') ++e;
-      while (e > b && (p[e - 1] == ' ' || p[e - 1] == '\t')) --e;
-      value_begin = b;
-      value_end = e;
-      return;
-    }
-    const uint32_t line = i;
-    while (i < n && p[i] != '\n') ++i;
-    if (i == line) return;  // an empty line ends the headers
-  }
-}
-
-// Writes the DNS name at msg+off (message of msg_len bytes) as text into
-// out; follows compression pointers (at most 16). Returns the offset just
-// past the name in the message, or 0 when it runs past the message or is
-// not a valid name.
-GNIO_HD inline uint32_t dns_name(const uint8_t* msg, uint32_t msg_len, uint32_t off, char* out, uint32_t cap) {
-  uint32_t n = 0, end = 0, hops = 0;
-  out[0] = 0;
-  for (;;) {
-    if (off >= msg_len) return 0;
-    const uint8_t l = msg[off];
-    if (l == 0) {
-      if (end == 0) end = off + 1;
-      break;
-    }
-    if ((l & 0xC0) == 0xC0) {
-      if (off + 2 > msg_len || ++hops > 16) return 0;
-      if (end == 0) end = off + 2;
-      off = (static_cast<uint32_t>(l & 0x3F) << 8) | msg[off + 1];
-      continue;
-    }
-    if ((l & 0xC0) != 0 || off + 1 + l > msg_len) return 0;
-    if (n != 0 && n + 1 < cap) out[n++] = '.';
-    for (uint32_t i = 0; i < l && n + 1 < cap; ++i) out[n++] = static_cast<char>(msg[off + 1 + i]);
-    off += 1 + l;
-  }
-  if (n == 0) {
-    const char* root = "<Root>";
-    for (uint32_t i = 0; root[i] != 0 && i + 1 < cap; ++i) out[n++] = root[i];
-  }
-  out[n] = 0;
-  return end;
-}
-
-// Checks the DNS message at p[off..end) and, with r, fills its DNS fields:
-// kReasonNone, or why the header or the first question does not fit.
-GNIO_HD inline uint32_t dns_fields(const uint8_t* p, uint32_t off, uint32_t end, Record* r) {
-  if (off + 12 > end) return kDnsHeaderCut;
-  const uint8_t* m = p + off;
-  const uint32_t n = end - off;
-  char none[1];
-  if (r != nullptr) {
-    r->dns_id = detail::load16(m);
-    const uint16_t flags = detail::load16(m + 2);
-    r->response = static_cast<uint8_t>(flags >> 15);
-    r->rcode = static_cast<uint8_t>(flags & 0x0F);
-    r->qtype = 0;
-    r->name[0] = 0;
-  }
-  if (detail::load16(m + 4) == 0) return kReasonNone;  // no question
-  const uint32_t after = r != nullptr ? dns_name(m, n, 12, r->name, kNameMax) : dns_name(m, n, 12, none, 1);
-  if (after == 0 || after + 4 > n) return kDnsNameOverflow;
-  if (r != nullptr) r->qtype = detail::load16(m + after);
-  return kReasonNone;
-}
-
-// The server name of a TLS ClientHello at p[off..end) (a whole handshake
-// record start), into out; false when it is not a ClientHello or has no
-// host_name in its server_name extension within the bytes held.
-GNIO_HD inline bool tls_client_hello(const uint8_t* p, uint32_t off, uint32_t end, bool& hello, char* out,
-                                     uint32_t cap) {
-  hello = false;
-  out[0] = 0;
-  if (off + 9 > end || p[off] != 22 || p[off + 1] != 3 || p[off + 5] != 1) return false;
-  hello = true;
-  uint32_t i = off + 9 + 2 + 32;  // record header, handshake header, version, random
-  if (i + 1 > end) return false;
-  i += 1 + p[i];  // session id
-  if (i + 2 > end) return false;
-  i += 2 + detail::load16(p + i);  // cipher suites
-  if (i + 1 > end) return false;
-  i += 1 + p[i];  // compression methods
-  if (i + 2 > end) return false;
-  uint32_t ext_end = i + 2 + detail::load16(p + i);
-  if (ext_end > end) ext_end = end;
-  i += 2;
-  while (i + 4 <= ext_end) {
-    const uint16_t type = detail::load16(p + i);
-    const uint32_t len = detail::load16(p + i + 2);
-    const uint32_t body = i + 4;
-    if (type == 0 && body + 5 <= ext_end) {
-      // server_name_list length, name type, name length, name
-      if (p[body + 2] != 0) return false;
-      const uint32_t nlen = detail::load16(p + body + 3);
-      if (body + 5 + nlen > ext_end) return false;
-      detail::copy_text(out, cap, p, body + 5, body + 5 + nlen);
-      return true;
-    }
-    i = body + len;
-  }
-  return false;
+// The DNS fields of the message m[0..held) that dns_message() accepted into
+// r: id, response flag, rcode, and the first question's name and type.
+GNIO_HD inline void dns_fields(const uint8_t* m, uint32_t held, Record& r) {
+  r.dns_id = detail::load16(m);
+  const uint16_t flags = detail::load16(m + 2);
+  r.response = static_cast<uint8_t>(flags >> 15);
+  r.rcode = static_cast<uint8_t>(flags & 0x0F);
+  r.qtype = 0;
+  r.name[0] = 0;
+  r.name_len = 0;
+  if (detail::load16(m + 4) == 0) return;  // no question
+  const DnsName name = dns_name(m, held, kDnsHeaderBytes, r.name, kNameMax);
+  r.name_len = static_cast<uint16_t>(name.text_len);
+  if (name.reason == kReasonNone && name.next + 2 <= held) r.qtype = detail::load16(m + name.next);
 }
 
 // Everything the application counts about one frame (no record fields:
@@ -472,16 +300,24 @@ GNIO_HD inline Analysis analyze(const uint8_t* p, uint32_t len, const ParsedPack
   const uint16_t sp = detail::load16(p + pp.l4_offset), dp = detail::load16(p + pp.l4_offset + 2);
   if (sp == 53 || dp == 53) {
     a.protocols |= 1u << kDns;
-    a.record = kRecordDns;
-    a.app_offset = has_flag(f, PacketFlags::L4Tcp) ? payload + 2 : payload;  // DNS over TCP: length prefix
-    a.app_end = end;
-    if (has_flag(f, PacketFlags::L4Tcp) && payload + 2 > end) {
-      a.reason = kDnsHeaderCut;
-      a.record = kRecordNone;
-      return a;
+    // Over TCP a length prefix gives the message's size: it may end before
+    // the segment (another message follows) or go on in later segments.
+    uint32_t msg = payload, n = end - payload;
+    if (has_flag(f, PacketFlags::L4Tcp)) {
+      if (payload + 2 > end) {
+        a.reason = kDnsHeaderCut;
+        return a;
+      }
+      msg = payload + 2;
+      n = detail::load16(p + payload);
     }
-    a.reason = dns_fields(p, a.app_offset, end, nullptr);
-    if (a.reason != kReasonNone) a.record = kRecordNone;
+    const uint32_t held = n < end - msg ? n : end - msg;
+    a.reason = dns_message(p + msg, n, held);
+    if (a.reason == kReasonNone) {
+      a.record = kRecordDns;
+      a.app_offset = msg;
+      a.app_end = msg + held;
+    }
     return a;
   }
   if (!has_flag(f, PacketFlags::L4Tcp)) return a;
@@ -493,12 +329,11 @@ GNIO_HD inline Analysis analyze(const uint8_t* p, uint32_t len, const ParsedPack
     a.app_end = end;
     return a;
   }
-  bool hello = false;
-  char sni[4];
-  const bool named = tls_client_hello(p, payload, end, hello, sni, sizeof(sni));
-  if (hello) {
+  const TlsHello hello = tls_client_hello(p, payload, end);
+  if (hello.hello) {
     a.protocols |= 1u << kTlsClientHello;
-    if (named) {
+    a.reason = hello.reason;
+    if (hello.named && hello.reason == kReasonNone) {
       a.record = kRecordTls;
       a.app_offset = payload;
       a.app_end = end;
@@ -523,9 +358,10 @@ GNIO_HD inline void fill_record(const uint8_t* p, const Analysis& a, Record& r) 
   r.sport = detail::load16(p + pp.l4_offset);
   r.dport = detail::load16(p + pp.l4_offset + 2);
   r.name[0] = r.method[0] = r.path[0] = r.http_version[0] = 0;
+  r.name_len = r.path_len = 0;
   r.path_cut = 0;
   if (a.record == kRecordDns) {
-    dns_fields(p, a.app_offset, a.app_end, &r);
+    dns_fields(p + a.app_offset, a.app_end - a.app_offset, r);
   } else if (a.record == kRecordHttp) {
     const uint8_t* q = p + a.app_offset;
     const uint32_t len = a.app_end - a.app_offset;
@@ -533,14 +369,15 @@ GNIO_HD inline void fill_record(const uint8_t* p, const Analysis& a, Record& r) 
     http_request_line(q, len, rl);
     detail::copy_text(r.method, kMethodMax, q, 0, rl.method_end);
     const uint32_t got = detail::copy_text(r.path, kPathMax, q, rl.target_begin, rl.target_end);
+    r.path_len = static_cast<uint16_t>(got);
     r.path_cut = got < rl.target_end - rl.target_begin;
     detail::copy_text(r.http_version, sizeof(r.http_version), q, rl.version_begin, rl.version_end);
     uint32_t hb, he;
     http_host(q, rl.line_end, len, hb, he);
-    detail::copy_text(r.name, kNameMax, q, hb, he);
+    r.name_len = static_cast<uint16_t>(detail::copy_text(r.name, kNameMax, q, hb, he));
   } else if (a.record == kRecordTls) {
-    bool hello;
-    tls_client_hello(p, a.app_offset, a.app_end, hello, r.name, kNameMax);
+    const TlsHello hello = tls_client_hello(p, a.app_offset, a.app_end);
+    r.name_len = static_cast<uint16_t>(detail::copy_text(r.name, kNameMax, p, hello.sni_begin, hello.sni_end));
   }
 }
 

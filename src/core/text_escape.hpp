@@ -1,0 +1,27 @@
+// Bytes from the wire (a DNS name, an HTTP Host or path, a TLS SNI) as text
+// for every output gnio writes: the JSON report, --print, the flow export,
+// /metrics label values. The library's metrics writer and the gnio CLI both
+// use it, so it lives in the library's core, not in the installed API.
+//
+// The rule, in the manner of tshark and Suricata:
+// - printable ASCII (0x20..0x7e) is kept, except `\`, written `\\`;
+// - a well-formed UTF-8 sequence of 2 to 4 bytes (shortest form, no
+//   surrogate, at most U+10FFFF) is kept, unless it encodes a C1 control
+//   (U+0080..U+009F);
+// - every other byte (0x00..0x1f, 0x7f, a byte of an invalid, overlong or
+//   cut sequence, a C1 control's bytes) is written `\xNN`, two lowercase
+//   hex digits.
+// The result is valid UTF-8 without control characters, and the bytes can
+// be read back from it (`\\` and `\xNN` are the only escapes).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace gnio {
+
+/// @brief Wire bytes as printable UTF-8 text by the rule above; never throws
+/// except std::bad_alloc.
+std::string escape_text(std::string_view bytes);
+
+}  // namespace gnio
