@@ -29,7 +29,8 @@ done
 # libxdp and libbpf (the afxdp backend): headers, libraries with their
 # closure, relocatable .pc files, and the BPF objects libxdp loads
 # (LIBXDP_OBJECT_PATH points there). Google Benchmark and cpp-httplib too.
-cp -r /usr/include/xdp /usr/include/bpf /usr/include/benchmark /usr/include/httplib.h "$dest/include/"
+# httplib.h includes brotli's headers: Debian builds it with CPPHTTPLIB_BROTLI_SUPPORT.
+cp -r /usr/include/xdp /usr/include/bpf /usr/include/benchmark /usr/include/httplib.h /usr/include/brotli "$dest/include/"
 for lib in libxdp.so.1 libbpf.so.1; do
   real=$(readlink -f /usr/$multiarch/$lib)
   cp "$real" "$dest/$multiarch/"
