@@ -30,46 +30,34 @@ struct DnsName {
 
 /// @brief Reads the name at msg[off] of the message msg[0..n): its labels' bytes as they are, joined by
 /// '.' ("<Root>" for the root), into out as a zero-terminated string of at most cap bytes (cap 0: no
-/// text, out unused). A compression pointer must point past the header and before the labels it ends
-/// (to a prior name): the walk ends because every hop lands lower than the last, and a name holds at
-/// most 127 labels (kDnsNameWireMax).
+/// text, out unused); a name refused leaves out empty. A compression pointer must point past the header
+/// and before the labels it ends (to a prior name): the walk ends because every hop lands lower than the
+/// last, and a name holds at most 127 labels (kDnsNameWireMax).
 GNIO_HD inline DnsName dns_name(const uint8_t* msg, uint32_t n, uint32_t off, char* out, uint32_t cap) {
   DnsName d;
+  auto refuse = [&d, out, cap](uint32_t reason) {
+    d.reason = reason;
+    if (cap != 0) out[0] = 0;
+    return d;
+  };
   uint32_t text = 0, wire = 0;
   uint32_t run = off;  // where the labels being read begin: the next pointer must land before it
   for (uint32_t at = off;;) {
-    if (at >= n) {
-      d.reason = kDnsNameOverflow;
-      return d;
-    }
+    if (at >= n) return refuse(kDnsNameOverflow);
     const uint32_t l = msg[at];
     if ((l & 0xC0) == 0xC0) {
-      if (at + 2 > n) {
-        d.reason = kDnsNameOverflow;
-        return d;
-      }
+      if (at + 2 > n) return refuse(kDnsNameOverflow);
       const uint32_t to = ((l & 0x3F) << 8) | msg[at + 1];
-      if (to < kDnsHeaderBytes || to >= run) {
-        d.reason = kDnsBadPointer;
-        return d;
-      }
+      if (to < kDnsHeaderBytes || to >= run) return refuse(kDnsBadPointer);
       if (d.next == 0) d.next = at + 2;
       at = run = to;
       continue;
     }
-    if ((l & 0xC0) != 0) {
-      d.reason = kDnsLabelType;
-      return d;
-    }
-    if (at + 1 + l > n) {
-      d.reason = kDnsNameOverflow;
-      return d;
-    }
+    if ((l & 0xC0) != 0) return refuse(kDnsLabelType);
+    if (at + 1 + l > n) return refuse(kDnsNameOverflow);
     wire += 1 + l;
-    if (wire + (l != 0 ? 1 : 0) > kDnsNameWireMax) {  // a label needs the root's octet after it
-      d.reason = kDnsNameTooLong;
-      return d;
-    }
+    // A label needs the root's octet after it.
+    if (wire + (l != 0 ? 1 : 0) > kDnsNameWireMax) return refuse(kDnsNameTooLong);
     if (l == 0) {
       if (d.next == 0) d.next = at + 1;
       break;
