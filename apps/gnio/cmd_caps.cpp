@@ -9,6 +9,7 @@
 #include "../../src/backends/dpdk/report.hpp"
 #include "../../src/caps/nic_afxdp.hpp"
 #include "commands.hpp"
+#include "core/text_escape.hpp"
 #include "gnio/capabilities.hpp"
 #include "options.hpp"
 
@@ -24,6 +25,11 @@ struct CapsOptions {
   CLI::Option* nic_opt = nullptr;
   CLI::Option* gpu_opt = nullptr;
 };
+
+// The parts come escaped (to_json() and the reports); the baseline's path is
+// the user's text, escaped here. Replacing what still is not UTF-8 keeps the
+// dump from throwing.
+std::string json_text(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 void save_snapshot(const CapabilityReport& r, const std::string& path) {
   std::ofstream out(path);
@@ -62,10 +68,10 @@ void run_diff(const CapsOptions& o) {
   if (!o.save.empty()) save_snapshot(live, o.save);
 
   if (o.json) {
-    nlohmann::json j{{"schema_version", 1}, {"baseline", o.diff}, {"changes", nlohmann::json::array()}};
+    nlohmann::json j{{"schema_version", 1}, {"baseline", escape_text(o.diff)}, {"changes", nlohmann::json::array()}};
     for (const auto& c : changes) j["changes"].push_back({{"path", c.path}, {"before", c.before}, {"after", c.after}});
     j["live"] = nlohmann::json::parse(to_json(live, -1));
-    std::cout << j.dump(2) << "\n";
+    std::cout << json_text(j) << "\n";
   } else {
     std::cout << "Baseline " << o.diff << " (gnio " << before.gnio_version << ") against the live state (nic '"
               << (nic.empty() ? "none" : nic) << "', gpu '" << gpu << "'):\n";
@@ -91,7 +97,7 @@ void run_caps(const CapsOptions& o) {
       nlohmann::json j = nlohmann::json::parse(to_json(r, -1));
       if (iface) j["nic"]["interface"] = nlohmann::json::parse(iface->json);
       if (port) j["nic"]["dpdk_port"] = nlohmann::json::parse(port->json);
-      std::cout << j.dump(2) << "\n";
+      std::cout << json_text(j) << "\n";
     }
   } else {
     std::cout << format_report(r);

@@ -136,7 +136,7 @@ void run_top(const TopOptions& o) {
   const int interval_ms = static_cast<int>(o.interval_s * 1000);
   std::optional<Frame> before;
   RawTerminal term;
-  for (int frames = 0;; ++frames) {
+  for (;;) {
     std::string screen;
     auto body = metrics::fetch(o.url);
     std::optional<Frame> now;

@@ -5,6 +5,7 @@
 #include "backends/afxdp/iface.hpp"
 #include "backends/backend.hpp"
 #include "backends/spec.hpp"
+#include "core/text_escape.hpp"
 
 namespace gnio::caps {
 
@@ -12,6 +13,10 @@ namespace {
 
 using backend::afxdp::IfaceFacts;
 using namespace backend::afxdp;
+
+// The interface name is the user's text and the errors quote it: written by
+// escape_text()'s rule, and a dump that cannot throw.
+std::string json_text(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 std::string pad(const std::string& s, size_t n) { return s.size() >= n ? s + " " : s + std::string(n - s.size(), ' '); }
 
@@ -40,13 +45,13 @@ std::optional<AfxdpInterfaceReport> afxdp_interface_report(std::string_view text
                                    {"queue", "queues", "mode", "frame", "ring", "busy_poll"});
   if (!spec) {
     r.text = "  interface: " + spec.status().message() + "\n";
-    r.json = nlohmann::json{{"error", spec.status().message()}}.dump();
+    r.json = json_text({{"error", escape_text(spec.status().message())}});
     return r;
   }
   auto facts = query_iface(spec->arg());
   if (!facts) {
     r.text = "  interface: " + facts.status().message() + "\n";
-    r.json = nlohmann::json{{"interface", spec->arg()}, {"error", facts.status().message()}}.dump();
+    r.json = json_text({{"interface", escape_text(spec->arg())}, {"error", escape_text(facts.status().message())}});
     return r;
   }
   const IfaceFacts& f = *facts;
@@ -87,10 +92,10 @@ std::optional<AfxdpInterfaceReport> afxdp_interface_report(std::string_view text
                                                std::string(attached_name(f.xdp_attached)) +
                                                "): gnio will not replace it");
 
-  j = {{"interface", f.name},
+  j = {{"interface", escape_text(f.name)},
        {"ifindex", f.ifindex},
-       {"driver", f.driver},
-       {"bus_info", f.bus_info},
+       {"driver", escape_text(f.driver)},
+       {"bus_info", escape_text(f.bus_info)},
        {"mtu", f.mtu},
        {"frame", frame},
        {"max_mtu_for_frame", max_mtu},
@@ -106,8 +111,8 @@ std::optional<AfxdpInterfaceReport> afxdp_interface_report(std::string_view text
   if (mode_error.empty())
     j["xdp_mode"] = mode_in_use;
   else
-    j["xdp_mode_error"] = mode_error;
-  r.json = j.dump();
+    j["xdp_mode_error"] = escape_text(mode_error);
+  r.json = json_text(j);
   return r;
 }
 

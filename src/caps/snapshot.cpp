@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "core/text_escape.hpp"
 #include "gnio/capabilities.hpp"
 
 namespace gnio {
@@ -38,7 +39,7 @@ json device_to_json(const CudaDeviceInfo& d) {
   return json{
       {"ordinal", d.ordinal},
       {"bus_id", d.bus_id},
-      {"name", d.name},
+      {"name", escape_text(d.name)},
       {"cc_major", d.cc_major},
       {"cc_minor", d.cc_minor},
       {"total_mem_bytes", d.total_mem_bytes},
@@ -56,26 +57,38 @@ json device_to_json(const CudaDeviceInfo& d) {
   };
 }
 
-json axis_to_json(const AxisVerdict& a) { return json{{"verdict", verdict_name(a.verdict)}, {"reason", a.reason}}; }
+json axis_to_json(const AxisVerdict& a) {
+  return json{{"verdict", verdict_name(a.verdict)}, {"reason", escape_text(a.reason)}};
+}
 
+std::vector<std::string> escaped_notes(const std::vector<std::string>& notes) {
+  std::vector<std::string> out;
+  for (const std::string& n : notes) out.push_back(escape_text(n));
+  return out;
+}
+
+// The spec and the GPU are the user's text and the errors and reasons quote
+// them: all are written by escape_text()'s rule (a file name may hold any
+// bytes) and read back by unescape_text(), so that `gnio caps --diff` opens
+// the very file the snapshot names.
 json report_to_json(const CapabilityReport& r) {
-  json nic{{"state", nic_state_name(r.nic.state)}, {"spec", r.nic.spec}};
+  json nic{{"state", nic_state_name(r.nic.state)}, {"spec", escape_text(r.nic.spec)}};
   if (r.nic.state == NicAxis::State::Queried) nic["caps"] = caps_to_json(r.nic.caps);
-  if (!r.nic.error.empty()) nic["error"] = r.nic.error;
+  if (!r.nic.error.empty()) nic["error"] = escape_text(r.nic.error);
 
   json cuda{{"state", cuda_state_name(r.cuda.state)},
-            {"gpu", r.cuda.gpu},
+            {"gpu", escape_text(r.cuda.gpu)},
             {"runtime_version", r.cuda.runtime_version},
             {"driver_version", r.cuda.driver_version}};
   if (r.cuda.state == CudaAxis::State::Device) cuda["device"] = device_to_json(r.cuda.device);
-  if (!r.cuda.error.empty()) cuda["error"] = r.cuda.error;
+  if (!r.cuda.error.empty()) cuda["error"] = escape_text(r.cuda.error);
 
   json features = json::object();
   for (const auto& v : r.features) {
     features[std::string(feature_name(v.feature))] = json{
         {"queue", feature_queue(v.feature)}, {"supported", verdict_name(v.overall())},
         {"nic", axis_to_json(v.nic)},        {"cuda", axis_to_json(v.cuda)},
-        {"notes", v.notes},
+        {"notes", escaped_notes(v.notes)},
     };
   }
   return json{{"schema_version", r.schema_version},
@@ -89,6 +102,12 @@ json report_to_json(const CapabilityReport& r) {
 // wrong type; absent optional fields keep their defaults.
 class Reader {
  public:
+  // A text field written by escape_text()'s rule, as its bytes.
+  void get_text(const json& obj, const char* key, std::string& out, const std::string& where, bool required = true) {
+    get(obj, key, out, where, required);
+    out = unescape_text(out);
+  }
+
   template <typename T>
   void get(const json& obj, const char* key, T& out, const std::string& where, bool required = true) {
     auto it = obj.find(key);
@@ -119,7 +138,7 @@ void flatten(const json& j, const std::string& prefix, std::map<std::string, std
     for (auto it = j.begin(); it != j.end(); ++it)
       flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
   } else {
-    out[prefix] = j.dump();
+    out[prefix] = j.dump(-1, ' ', false, json::error_handler_t::replace);
   }
 }
 
@@ -142,8 +161,8 @@ std::string pad(std::string s, size_t w) {
 
 }  // namespace
 
-// A NIC spec's file name may hold any bytes: a name that is not UTF-8 must
-// not make the snapshot (or the run report that carries it) throw.
+// Every text of outside origin is escaped (report_to_json()); replacing what
+// still is not UTF-8 keeps the dump from throwing whatever a driver says.
 std::string to_json(const CapabilityReport& report, int indent) {
   return report_to_json(report).dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -169,8 +188,8 @@ Result<CapabilityReport> capability_report_from_json(std::string_view text) {
   const json& nic = j.contains("nic") ? j["nic"] : json::object();
   std::string nic_state;
   rd.get(nic, "state", nic_state, "nic");
-  rd.get(nic, "spec", r.nic.spec, "nic");
-  rd.get(nic, "error", r.nic.error, "nic", false);
+  rd.get_text(nic, "spec", r.nic.spec, "nic");
+  rd.get_text(nic, "error", r.nic.error, "nic", false);
   if (nic_state == "queried") {
     r.nic.state = NicAxis::State::Queried;
     const json& c = nic.contains("caps") ? nic["caps"] : json::object();
@@ -203,17 +222,17 @@ Result<CapabilityReport> capability_report_from_json(std::string_view text) {
   const json& cuda = j.contains("cuda") ? j["cuda"] : json::object();
   std::string cuda_state;
   rd.get(cuda, "state", cuda_state, "cuda");
-  rd.get(cuda, "gpu", r.cuda.gpu, "cuda");
+  rd.get_text(cuda, "gpu", r.cuda.gpu, "cuda");
   rd.get(cuda, "runtime_version", r.cuda.runtime_version, "cuda", false);
   rd.get(cuda, "driver_version", r.cuda.driver_version, "cuda", false);
-  rd.get(cuda, "error", r.cuda.error, "cuda", false);
+  rd.get_text(cuda, "error", r.cuda.error, "cuda", false);
   if (cuda_state == "device") {
     r.cuda.state = CudaAxis::State::Device;
     const json& d = cuda.contains("device") ? cuda["device"] : json::object();
     CudaDeviceInfo& i = r.cuda.device;
     rd.get(d, "ordinal", i.ordinal, "cuda.device");
     rd.get(d, "bus_id", i.bus_id, "cuda.device");
-    rd.get(d, "name", i.name, "cuda.device");
+    rd.get_text(d, "name", i.name, "cuda.device");
     rd.get(d, "cc_major", i.cc_major, "cuda.device");
     rd.get(d, "cc_minor", i.cc_minor, "cuda.device");
     rd.get(d, "total_mem_bytes", i.total_mem_bytes, "cuda.device");
@@ -249,12 +268,13 @@ Result<CapabilityReport> capability_report_from_json(std::string_view text) {
       const json& a = it.value().contains(key) ? it.value()[key] : json::object();
       std::string verdict;
       rd.get(a, "verdict", verdict, where + "." + key);
-      rd.get(a, "reason", axis->reason, where + "." + key, false);
+      rd.get_text(a, "reason", axis->reason, where + "." + key, false);
       auto parsed = verdict_from_name(verdict);
       if (parsed) axis->verdict = *parsed;
       else if (rd.error.empty()) rd.fail(where + "." + key + ".verdict '" + verdict + "' is not a verdict");
     }
     rd.get(it.value(), "notes", v.notes, where, false);
+    for (std::string& n : v.notes) n = unescape_text(n);
     r.features.push_back(std::move(v));
   }
   if (!rd.error.empty()) return bad(rd.error);

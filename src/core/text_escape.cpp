@@ -6,6 +6,13 @@ namespace gnio {
 
 namespace {
 
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 // Bytes of the UTF-8 sequence at the start of s that is kept as it is, or 0
 // (not well-formed, or a C1 control).
 size_t kept_sequence(std::string_view s) {
@@ -47,6 +54,24 @@ std::string escape_text(std::string_view bytes) {
       out += kHex[c >> 4];
       out += kHex[c & 0x0F];
       ++i;
+    }
+  }
+  return out;
+}
+
+std::string unescape_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == '\\') {
+      out += '\\';
+      i += 2;
+    } else if (text[i] == '\\' && i + 3 < text.size() && text[i + 1] == 'x' && hex_digit(text[i + 2]) >= 0 &&
+               hex_digit(text[i + 3]) >= 0) {
+      out += static_cast<char>(hex_digit(text[i + 2]) << 4 | hex_digit(text[i + 3]));
+      i += 4;
+    } else {
+      out += text[i++];
     }
   }
   return out;

@@ -1,7 +1,9 @@
 // Bytes from the wire (a DNS name, an HTTP Host or path, a TLS SNI) as text
 // for every output gnio writes: the JSON report, --print, the flow export,
-// /metrics label values. The library's metrics writer and the gnio CLI both
-// use it, so it lives in the library's core, not in the installed API.
+// /metrics label values, and the user's own text (a spec's file name) in the
+// JSON of caps, doctor and diagnose. The library (metrics writer, capability
+// snapshot, doctor) and the gnio CLI all use it, so it lives in the
+// library's core, not in the installed API.
 //
 // The rule, in the manner of tshark and Suricata:
 // - printable ASCII (0x20..0x7e) is kept, except `\`, written `\\`;
@@ -23,5 +25,11 @@ namespace gnio {
 /// @brief Wire bytes as printable UTF-8 text by the rule above; never throws
 /// except std::bad_alloc.
 std::string escape_text(std::string_view bytes);
+
+/// @brief The bytes escape_text() wrote `text` from: `\\` is a backslash,
+/// `\xNN` (two hex digits, either case) the byte NN, everything else itself
+/// (also a backslash that starts neither, as text written before the rule
+/// may hold). unescape_text(escape_text(b)) == b for any bytes b.
+std::string unescape_text(std::string_view text);
 
 }  // namespace gnio

@@ -165,7 +165,9 @@ std::string to_json(const Diagnosis& d, int indent) {
   j["checks"] = nlohmann::json::parse(doctor::to_json(d.checks, -1))["checks"];
   if (d.caps) j["capabilities"] = nlohmann::json::parse(to_json(*d.caps, -1));
   j["exit_code"] = exit_code(d);
-  return j.dump(indent);
+  // The checks and the capabilities come escaped (their to_json()); the
+  // taxonomy row is gnio's own text.
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 int exit_code(const Diagnosis& d) noexcept { return doctor::exit_code(d.checks); }

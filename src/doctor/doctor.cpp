@@ -2,6 +2,7 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "core/text_escape.hpp"
 #include "doctor/checks.hpp"
 #include "gnio/doctor.hpp"
 
@@ -110,17 +111,19 @@ std::string to_json(const std::vector<CheckResult>& results, int indent) {
   int counts[4] = {0, 0, 0, 0};
   for (const auto& r : results) {
     ++counts[static_cast<int>(r.state)];
+    // What was found and the fix quote the user's spec and paths and the
+    // host's files: any bytes, written by escape_text()'s rule.
     checks.push_back({{"id", r.id},
                       {"requirement", r.requirement},
                       {"state", state_name(r.state)},
-                      {"found", r.found},
-                      {"fix", r.fix}});
+                      {"found", escape_text(r.found)},
+                      {"fix", escape_text(r.fix)}});
   }
   nlohmann::json j{{"schema_version", 1},
                    {"checks", checks},
                    {"summary", {{"pass", counts[0]}, {"warn", counts[1]}, {"fail", counts[2]}, {"skip", counts[3]}}},
                    {"exit_code", exit_code(results)}};
-  return j.dump(indent);
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace gnio::doctor

@@ -1,9 +1,12 @@
 // `gnio run packet-processing`'s outputs end to end: names of any bytes are
 // written by escape_text()'s rule into the report and --print and parse
-// back; an output that cannot be written (a full disk, a bad path) is
-// reported with its file and reason while the summary and the other outputs
-// are still written; a capture cut in its last record is reported and the
-// frames before the cut are still summarised.
+// back, and the flow export of such a capture is well-formed CSV and JSON
+// lines; an output that cannot be written (a full disk, a bad path, a pipe
+// whose reader went away, the replies' pcap-out file) is reported with its
+// file and reason while the summary and the other outputs are still
+// written; a capture cut in its last record is reported and the frames
+// before the cut are still summarised.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
@@ -44,19 +47,43 @@ struct Outcome {
   std::string out, err;
 };
 
+std::string run_command(const std::string& args) {
+  const char* g = std::getenv("GNIO_TEST_GPU");
+  const std::string device = g != nullptr && std::string(g) == "auto" ? " --gpu auto --require-gpu" : " --gpu cpu";
+  return kCli + " run packet-processing --quiet" + device + " " + args;
+}
+
 // The command's exit status, stdout and stderr apart.
 Outcome run_cli(const std::string& args) {
   const std::string err = tmp_path("stderr");
-  const char* g = std::getenv("GNIO_TEST_GPU");
-  const std::string device = g != nullptr && std::string(g) == "auto" ? " --gpu auto --require-gpu" : " --gpu cpu";
   Outcome o;
-  FILE* f = popen((kCli + " run packet-processing --quiet" + device + " " + args + " 2>" + err).c_str(), "r");
+  FILE* f = popen((run_command(args) + " 2>" + err).c_str(), "r");
   if (f == nullptr) return o;
   std::array<char, 4096> buf;
   size_t n;
   while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) o.out.append(buf.data(), n);
   const int st = pclose(f);
   o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  o.err = read_file(err);
+  fs::remove(err);
+  return o;
+}
+
+// The command with `out_fd` as its standard output (a pipe whose reader is
+// gone, /dev/full): its exit status and stderr.
+Outcome run_cli_writing_to(const std::string& args, int out_fd) {
+  const std::string err = tmp_path("stderr");
+  const std::string command = run_command(args) + " 2>" + err;
+  Outcome o;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_fd, STDOUT_FILENO);
+    close(out_fd);
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int st = 0;
+  if (pid > 0 && waitpid(pid, &st, 0) == pid) o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   o.err = read_file(err);
   fs::remove(err);
   return o;
@@ -240,6 +267,69 @@ TEST(RunOutputs, NamesOfEveryByteValueAreEscapedInTheReportAndThePrintout) {
   fs::remove(report);
 }
 
+// The fields of a CSV line without quoting, an empty last field included.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t comma; (comma = line.find(',', start)) != std::string::npos; start = comma + 1)
+    out.push_back(line.substr(start, comma - start));
+  out.push_back(line.substr(start));
+  return out;
+}
+
+// The flow export holds no text from the wire (addresses, ports, counters,
+// names of gnio's own): the capture of every byte value in each name gives a
+// CSV of one line per flow with the header's 17 fields, and JSON lines that
+// parse, both with the flows the capture holds.
+TEST(RunOutputs, TheFlowExportOfNamesOfEveryByteValueIsWellFormed) {
+  const std::string capture = every_byte_capture(), csv = tmp_path("every-byte.csv"),
+                    jsonl = tmp_path("every-byte.jsonl");
+  const Outcome c = run_cli("--rx pcap:" + capture + " --flows-out " + csv);
+  if (c.status == 77) GTEST_SKIP() << "no CUDA device";
+  ASSERT_EQ(c.status, 0) << c.err;
+  const Outcome j = run_cli("--rx pcap:" + capture + " --flows-out " + jsonl);
+  ASSERT_EQ(j.status, 0) << j.err;
+
+  // One flow per packet: each has a source port of its own.
+  constexpr size_t kFlows = 4 * 256;
+  std::ifstream in_csv(csv);
+  std::string header;
+  ASSERT_TRUE(std::getline(in_csv, header));
+  EXPECT_EQ(header,
+            "snapshot,at_s,version,proto,a,port_a,b,port_b,packets_ab,bytes_ab,packets_ba,bytes_ba,first_ns,last_ns,"
+            "tcp_flags_ab,tcp_flags_ba,tcp_state");
+  std::map<uint32_t, std::string> csv_proto;  // by the port that is not 53, 80 or 443
+  for (std::string line; std::getline(in_csv, line);) {
+    const std::vector<std::string> f = csv_fields(line);
+    ASSERT_EQ(f.size(), 17u) << line;
+    EXPECT_EQ(f[0], "0") << line;
+    EXPECT_EQ(f[2], "4") << line;
+    EXPECT_TRUE((f[4] == "10.1.0.1" && f[6] == "10.1.0.2") || (f[4] == "10.1.0.2" && f[6] == "10.1.0.1")) << line;
+    EXPECT_EQ(f[8] + "/" + f[10], f[4] == "10.1.0.1" ? "1/0" : "0/1") << line;
+    const uint32_t port = static_cast<uint32_t>(std::stoul(f[4] == "10.1.0.1" ? f[5] : f[7]));
+    csv_proto[port] = f[3];
+  }
+  EXPECT_EQ(csv_proto.size(), kFlows);
+  for (int v = 0; v < 256; ++v) {
+    EXPECT_EQ(csv_proto[kDnsPort + v], "udp") << v;
+    EXPECT_EQ(csv_proto[kTlsPort + v], "tcp") << v;
+  }
+
+  std::ifstream in_jsonl(jsonl);
+  std::map<uint32_t, std::string> json_proto;
+  for (std::string line; std::getline(in_jsonl, line);) {
+    const json f = json::parse(line);  // throws (fails the test) on a line that is not JSON
+    EXPECT_EQ(f["snapshot"], 0);
+    EXPECT_EQ(f["version"], 4);
+    const bool a_sent = f["a"] == "10.1.0.1";
+    json_proto[f[a_sent ? "port_a" : "port_b"].get<uint32_t>()] = f["proto"];
+  }
+  EXPECT_EQ(json_proto, csv_proto);
+  fs::remove(capture);
+  fs::remove(csv);
+  fs::remove(jsonl);
+}
+
 // ---- outputs that cannot be written ---------------------------------------
 
 // The summary's first line: "N packets, B bytes in ...".
@@ -290,12 +380,99 @@ TEST(RunOutputs, AReportPathTooLongIsReportedAndTheRestIsWritten) {
   fs::remove(flows);
 }
 
+TEST(RunOutputs, AFullDiskForTheFlowExportIsReportedAndTheRestIsWritten) {
+  const std::string dns = kData + "/captures/dns.pcap", report = tmp_path("flows-full.json");
+  const Outcome o = run_cli("--rx pcap:" + dns + " --flows-out /dev/full --json " + report);
+  if (o.status == 77) GTEST_SKIP() << "no CUDA device";
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("writing the flow export: IO_ERROR [app]: cannot write --flows-out /dev/full: " +
+                       std::string(std::strerror(ENOSPC)) + " (errno " + std::to_string(ENOSPC) +
+                       "); free space on its file system, or give a path on another one"),
+            std::string::npos)
+      << o.err;
+  const json r = json::parse(read_file(report));
+  EXPECT_GT(r["run"]["packets"].get<uint64_t>(), 0u);
+  EXPECT_EQ(summary_packets(o.out), r["run"]["packets"].get<uint64_t>()) << o.out;
+  fs::remove(report);
+}
+
+// A pipe whose reader went away before gnio wrote (`gnio run ... | head -c 1`
+// once head has exited): the --print lines and the summary cannot reach it.
+// The error names standard output and the reason, the summary goes to
+// stderr, the report is written, and the exit status is 1.
+TEST(RunOutputs, AClosedPipeAsStandardOutputIsReportedAndTheRestIsWritten) {
+  const std::string dns = kData + "/captures/dns.pcap", report = tmp_path("closed-pipe.json");
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  close(fds[0]);
+  const Outcome o = run_cli_writing_to("--rx pcap:" + dns + " --print dns --json " + report, fds[1]);
+  close(fds[1]);
+  if (o.status == 77) GTEST_SKIP() << "no CUDA device";
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("printing the summary: IO_ERROR [app]: cannot write standard output (the --print lines and "
+                       "the summary): " +
+                       std::string(std::strerror(EPIPE)) + " (errno " + std::to_string(EPIPE) +
+                       "); the program reading the pipe went away"),
+            std::string::npos)
+      << o.err;
+  const json r = json::parse(read_file(report));
+  EXPECT_GT(r["dns"].size(), 0u);
+  const std::string on_stderr = "the summary, on standard error:\n";
+  const size_t at = o.err.find(on_stderr);
+  ASSERT_NE(at, std::string::npos) << o.err;
+  EXPECT_EQ(summary_packets(o.err.substr(at + on_stderr.size())), r["run"]["packets"].get<uint64_t>()) << o.err;
+  fs::remove(report);
+}
+
+// Standard output redirected to a full disk: the same, with its reason.
+TEST(RunOutputs, AFullDiskAsStandardOutputIsReportedAndTheRestIsWritten) {
+  const std::string dns = kData + "/captures/dns.pcap", report = tmp_path("stdout-full.json");
+  const int full = open("/dev/full", O_WRONLY);
+  ASSERT_GE(full, 0) << std::strerror(errno);
+  const Outcome o = run_cli_writing_to("--rx pcap:" + dns + " --json " + report, full);
+  close(full);
+  if (o.status == 77) GTEST_SKIP() << "no CUDA device";
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("cannot write standard output (the --print lines and the summary): " +
+                       std::string(std::strerror(ENOSPC))),
+            std::string::npos)
+      << o.err;
+  const json r = json::parse(read_file(report));
+  const size_t at = o.err.find("the summary, on standard error:\n");
+  ASSERT_NE(at, std::string::npos) << o.err;
+  EXPECT_EQ(summary_packets(o.err.substr(at)), r["run"]["packets"].get<uint64_t>()) << o.err;
+  fs::remove(report);
+}
+
+// The replies' output (--tx pcap-out) on a full disk: reported as what it
+// is, and the summary and the report still cover the run and its replies.
+TEST(RunOutputs, AFullDiskForTheRepliesIsReportedAndTheRestIsWritten) {
+  const std::string ping = kData + "/captures/ping.pcap", report = tmp_path("replies-full.json");
+  const Outcome o = run_cli("--rx pcap:" + ping +
+                            " --tx pcap-out:/dev/full --ip 10.77.0.1 --ip fd77::1 --mac 02:00:00:00:00:01 --json " +
+                            report);
+  if (o.status == 77) GTEST_SKIP() << "no CUDA device";
+  EXPECT_EQ(o.status, 1) << o.err;
+  EXPECT_NE(o.err.find("writing the replies to --tx pcap-out:/dev/full"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("'/dev/full' failed after "), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find(std::strerror(ENOSPC)), std::string::npos) << o.err;
+  const json r = json::parse(read_file(report));
+  EXPECT_EQ(summary_packets(o.out), r["run"]["packets"].get<uint64_t>()) << o.out;
+  // ping.pcap: 6 ICMP and 4 ICMPv6 echo requests, an ARP request and a
+  // neighbour solicitation, each answered.
+  EXPECT_EQ(r["replies"]["tx_submitted"], 12);
+  EXPECT_NE(o.out.find("tx: submitted 12 "), std::string::npos) << o.out;
+  fs::remove(report);
+}
+
 // ---- a capture cut in its last record ---------------------------------------
 
 struct Cut {
   std::string path;
   uint64_t whole_records = 0;
   uint64_t cut_offset = 0;  // where the cut record starts
+  uint32_t cut_caplen = 0;  // the cut record's captured length, and the bytes of it left
+  uint32_t cut_left = 0;
 };
 
 // dns.pcap cut in the middle of its last record's frame bytes; the records
@@ -321,7 +498,9 @@ Cut cut_capture() {
   c.path = tmp_path("cut.pcap");
   c.whole_records = records - 1;
   c.cut_offset = last;
-  std::ofstream(c.path, std::ios::binary) << d.substr(0, last + 16 + u32(last + 8) / 2);
+  c.cut_caplen = u32(last + 8);
+  c.cut_left = c.cut_caplen / 2;
+  std::ofstream(c.path, std::ios::binary) << d.substr(0, last + 16 + c.cut_left);
   return c;
 }
 
@@ -332,7 +511,13 @@ TEST(RunOutputs, ACaptureCutInItsLastRecordIsReportedAndSummarised) {
   const Outcome o = run_cli("--rx pcap:" + cut.path + " --json " + report);
   if (o.status == 77) GTEST_SKIP() << "no CUDA device";
   EXPECT_EQ(o.status, 1) << o.err;
-  EXPECT_NE(o.err.find("byte offset " + std::to_string(cut.cut_offset) + " of '" + cut.path + "'"), std::string::npos)
+  // The file, the record's byte offset and what libpcap said.
+  const std::string said = "pcap: cannot read record " + std::to_string(cut.whole_records) + " at byte offset " +
+                           std::to_string(cut.cut_offset) + " of '" + cut.path + "': truncated dump file; tried to read " +
+                           std::to_string(cut.cut_caplen) + " captured bytes, only got " + std::to_string(cut.cut_left);
+  EXPECT_NE(o.err.find("reading --rx pcap:" + cut.path + " (the summary and the report cover the frames before the "
+                       "error): IO_ERROR [backend]: " + said),
+            std::string::npos)
       << o.err;
   EXPECT_EQ(summary_packets(o.out), cut.whole_records) << o.out;
   EXPECT_NE(o.out.find("(input error)"), std::string::npos) << o.out;
@@ -341,9 +526,31 @@ TEST(RunOutputs, ACaptureCutInItsLastRecordIsReportedAndSummarised) {
   const json r = json::parse(text);
   EXPECT_EQ(r["run"]["stop_reason"], "input error");
   EXPECT_EQ(r["run"]["packets"], cut.whole_records);
-  EXPECT_NE(r["run"]["input_error"].get<std::string>().find("byte offset " + std::to_string(cut.cut_offset)),
-            std::string::npos);
+  EXPECT_EQ(r["run"]["input_error"].get<std::string>().rfind(said, 0), 0u) << r["run"]["input_error"];
   fs::remove(cut.path);
+  fs::remove(report);
+}
+
+// --print writes an endpoint as the report's address and port, an IPv6
+// address in brackets (RFC 3986) so that the port cannot be read as a group.
+TEST(RunOutputs, PrintedEndpointsBracketIpv6Addresses) {
+  const std::string report = tmp_path("endpoints.json");
+  const Outcome o = run_cli("--rx pcap:" + kData + "/captures/dns.pcap --json " + report + " --print dns");
+  if (o.status == 77) GTEST_SKIP() << "no CUDA device";
+  ASSERT_EQ(o.status, 0) << o.err;
+  const json r = json::parse(read_file(report));
+  auto endpoint = [](const json& d, const char* addr, const char* port) {
+    const std::string a = d[addr].get<std::string>();
+    return (a.find(':') == std::string::npos ? a : "[" + a + "]") + ":" + std::to_string(d[port].get<int>());
+  };
+  size_t v6 = 0;
+  for (const json& d : r["dns"]) {
+    if (d["src"].get<std::string>().find(':') != std::string::npos) ++v6;
+    const std::string line = "dns  " + endpoint(d, "src", "sport") + " -> " + endpoint(d, "dst", "dport") +
+                             (d["response"].get<bool>() ? " response " : " query ") + d["qname"].get<std::string>();
+    EXPECT_NE(o.out.find(line), std::string::npos) << line << "\n" << o.out;
+  }
+  EXPECT_GT(v6, 0u) << "the capture has DNS over IPv6";
   fs::remove(report);
 }
 

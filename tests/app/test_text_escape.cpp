@@ -118,9 +118,22 @@ TEST(TextEscape, AnyBytesGiveValidUtf8ThatReadsBack) {
     ASSERT_TRUE(strict_utf8(out)) << out;
     for (char c : out) ASSERT_TRUE(static_cast<unsigned char>(c) >= 0x20 && c != 0x7F) << out;
     ASSERT_EQ(unescape(out), in);
+    ASSERT_EQ(gnio::unescape_text(out), in);
     for (char c : out) multibyte_kept += static_cast<unsigned char>(c) >= 0x80;
   }
   EXPECT_GT(multibyte_kept, 0);
+}
+
+// unescape_text() reads the two escapes back and leaves any other backslash
+// as it is (text written before the rule, or by hand).
+TEST(TextEscape, UnescapeReadsTheTwoEscapesAndLeavesOtherText) {
+  EXPECT_EQ(gnio::unescape_text("a\\\\b"), "a\\b");
+  EXPECT_EQ(gnio::unescape_text("\\x00\\xff\\xFe"), std::string("\x00\xff\xfe", 3));
+  EXPECT_EQ(gnio::unescape_text("caf\xc3\xa9"), "caf\xc3\xa9");
+  for (const char* kept : {"\\", "\\x", "\\x4", "\\xg0", "\\n", "C:\\dir", "end\\"})
+    EXPECT_EQ(gnio::unescape_text(kept), kept) << kept;
+  EXPECT_EQ(gnio::unescape_text("\\\\x41"), "\\x41");  // an escaped backslash, then the text x41
+  EXPECT_EQ(gnio::unescape_text(""), "");
 }
 
 }  // namespace

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -455,8 +454,11 @@ int run_packet_processing(const RunOptions& o) {
     if (Status s = gtxq->destroy(); !s) return fail("releasing the TX queue's GPU handle", s);
   for (GpuRxq& g : grxqs)
     if (Status s = g.destroy(); !s) return fail("releasing an RX queue's GPU handle", s);
+  // A TX output that cannot be written (pcap-out on a full disk) is
+  // reported with the others below; the queue is stopped all the same.
+  Status tx_flushed;
   if (txq) {
-    if (Status s = txq->stop(); !s) return fail("flushing the TX queue", s);
+    tx_flushed = txq->stop();
     result.tx = txq->stats();
   }
   // The engines see the kernel's last releases a moment after it made them.
@@ -499,6 +501,8 @@ int run_packet_processing(const RunOptions& o) {
     exit_status = 1;
   };
   report("reading --rx " + o.rx + " (the summary and the report cover the frames before the error)", input);
+  report("writing the replies to --tx " + o.tx + " (the summary and the report count them as the TX queue did)",
+         tx_flushed);
 
   // Tear down in reverse; the report carries the capability snapshot of this
   // run's NIC spec and GPU: the one taken at start, else one taken now (it
@@ -515,11 +519,14 @@ int run_packet_processing(const RunOptions& o) {
       nlohmann::json::parse(start_caps.empty() ? to_json(discover(reopenable ? o.rx : "", gpu_id), -1) : start_caps);
 
   // The summary first: an output that cannot be written does not lose it.
-  std::printf("%s", app::summary_text(result, o.top).c_str());
-  if (std::fflush(stdout) != 0)
-    report("printing the summary", Status(Errc::IoError, Layer::App,
-                                          std::string("standard output: ") + std::strerror(errno) +
-                                              "; keep the program reading gnio's output running until it exits"));
+  // Where standard output does not take it (a closed pipe, a full disk), it
+  // goes to standard error after the error.
+  const std::string summary = app::summary_text(result, o.top);
+  std::printf("%s", summary.c_str());
+  if (Status printed = app::flush_standard_output(); !printed) {
+    report("printing the summary", printed);
+    std::fprintf(stderr, "gnio run packet-processing: the summary, on standard error:\n%s", summary.c_str());
+  }
   flow_export.snapshot(result.flows, result.info.seconds);
   report("writing the flow export", flow_export.close());
   if (!o.json_out.empty())

@@ -107,6 +107,17 @@ void FlowExport::snapshot(const std::vector<dev::app::FlowEntry>& flows, double 
   ++snapshots_;
 }
 
+Status flush_standard_output() {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  if (flushed && !std::ferror(stdout)) return Status::ok();
+  // An earlier write's errno is gone by now; EIO says only that one failed.
+  const int err = !flushed && errno != 0 ? errno : EIO;
+  return Status(Errc::IoError, Layer::App,
+                std::string("cannot write standard output (the --print lines and the summary): ") + std::strerror(err) +
+                    " (errno " + std::to_string(err) + "); " + what_to_do(err));
+}
+
 Status write_output(std::string option, std::string path, std::string_view text) {
   auto file = OutputFile::open(std::move(option), std::move(path));
   if (!file) return file.status();

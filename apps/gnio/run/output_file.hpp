@@ -1,7 +1,7 @@
-// The files a run writes (--json, --flows-out): every write checked, the
-// first error kept with the file's name and the C library's reason, so that
-// a full disk, a closed pipe or a bad path is reported after the summary and
-// the other outputs are written all the same.
+// The files a run writes (--json, --flows-out) and its standard output:
+// every write checked, the first error kept with the file's name and the C
+// library's reason, so that a full disk, a closed pipe or a bad path is
+// reported after the summary and the other outputs are written all the same.
 #pragma once
 
 #include <cstdint>
@@ -65,6 +65,11 @@ class FlowExport {
   bool csv_ = false;
   uint64_t snapshots_ = 0;
 };
+
+/// @brief Flushes standard output (the --print lines and the summary): an
+/// IoError naming it, the reason and what to do when this flush or an earlier
+/// write to it failed, else ok.
+Status flush_standard_output();
 
 /// @brief Writes `text` as the whole of `path` (open, write, close), the
 /// first error as OutputFile reports it.

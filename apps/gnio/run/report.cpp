@@ -116,7 +116,12 @@ json record_json(const Record& r) {
 std::string record_line(const Record& r) {
   const json j = record_json(r);
   auto text = [&](const char* key) { return j[key].get<std::string>(); };
-  const std::string from = text("src") + ":" + std::to_string(r.sport), to = text("dst") + ":" + std::to_string(r.dport);
+  // An IPv6 address in brackets before its port (RFC 3986), as tshark and ss write it.
+  auto endpoint = [&](const char* key, uint16_t port) {
+    const std::string a = text(key);
+    return (a.find(':') == std::string::npos ? a : "[" + a + "]") + ":" + std::to_string(port);
+  };
+  const std::string from = endpoint("src", r.sport), to = endpoint("dst", r.dport);
   if (r.kind == kRecordDns)
     return "dns  " + from + " -> " + to + (r.response ? " response " : " query ") + text("qname") + " type " +
            std::to_string(r.qtype) + " rcode " + std::to_string(r.rcode);

@@ -4,7 +4,7 @@
 // number. Every DPDK call is in libgnio_dpdk.so (port.cpp), loaded when the
 // first dpdk spec opens.
 //
-// RX is mode 2 (backend-owned memory): each RX queue's mbuf pool keeps its
+// RX frames stay in backend-owned memory (RxDelivery::InPlace or Dma): each RX queue's mbuf pool keeps its
 // frame data in one page-aligned host region (rte_pktmbuf_pool_create_extbuf)
 // that is the queue's rx_memory(); the engine registers it with the GPU and
 // descriptors point at the frames where the PMD wrote them (net_af_xdp:
@@ -31,6 +31,7 @@
 #include "backends/drivers.hpp"
 #include "backends/spec.hpp"
 #include "core/log.hpp"
+#include "core/text_escape.hpp"
 
 namespace gnio::backend {
 
@@ -499,8 +500,13 @@ std::optional<DpdkPortReport> dpdk_port_report(std::string_view text) {
   using backend::ArgMode;
   using backend::Spec;
   if (backend::spec_driver(text) != "dpdk") return std::nullopt;
-  auto fail = [](const std::string& why) {
-    return DpdkPortReport{"  " + why + "\n", nlohmann::json{{"error", why}}.dump()};
+  // The port is the user's text and the errors quote it: written by
+  // escape_text()'s rule, and a dump that cannot throw.
+  auto json_text = [](const nlohmann::json& j) {
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  auto fail = [&](const std::string& why) {
+    return DpdkPortReport{"  " + why + "\n", json_text({{"error", escape_text(why)}})};
   };
   auto spec = Spec::parse(text, ArgMode::Required, {"queues", "eal", "mbuf_mem", "rxd", "txd", "mbufs", "frame"});
   if (!spec) return fail(spec.status().to_string());
@@ -523,7 +529,7 @@ std::optional<DpdkPortReport> dpdk_port_report(std::string_view text) {
                 i.mac[5]);
   nlohmann::json j{
       {"port_id", i.port_id},
-      {"name", i.name},
+      {"name", escape_text(i.name)},
       {"pmd", i.driver},
       {"bus", i.bus},
       {"numa_node", i.numa_node},
@@ -558,7 +564,7 @@ std::optional<DpdkPortReport> dpdk_port_report(std::string_view text) {
   t += std::string("  link ") + (i.link_up ? "up" : "down") + ", " + std::to_string(i.link_speed_mbps) + " Mb/s\n";
   t += std::string("  RX frames in gnio's memory: ") +
        (i.can_dma_map ? "DMA-mapped (rte_dev_dma_map, IOVA as VA)" : "written by the CPU (virtual device)") + "\n";
-  return DpdkPortReport{t, j.dump()};
+  return DpdkPortReport{t, json_text(j)};
 }
 
 }  // namespace gnio::caps
