@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -447,8 +448,9 @@ TEST(PacketProcessing, RepliesEqualIndependentlyBuiltAnswersAndTsharkAcceptsThem
 }
 
 // Echo requests of 9000 bytes and 64 KiB (data/jumbo/echo.pcap, longer than
-// a TX staging slot): each reply leaves whole, and what is counted as sent
-// is what the TX queue sent (submitted = sent, nothing dropped).
+// a TX staging slot): each reply leaves whole (the answer built here, and
+// tshark: echo replies with good checksums, addresses swapped), and what is
+// counted as sent is what the TX queue sent (submitted = sent, nothing dropped).
 TEST(PacketProcessing, JumboEchoRequestsAreAnsweredAndCounted) {
   const std::string capture = kData + "/jumbo/echo.pcap";
   std::vector<std::vector<uint8_t>> want;
@@ -477,7 +479,45 @@ TEST(PacketProcessing, JumboEchoRequestsAreAnsweredAndCounted) {
   EXPECT_EQ(r["tx_dropped"].size(), 6u) << r.dump();
   for (auto& [reason, n] : r["tx_dropped"].items()) EXPECT_EQ(n, 0u) << reason;
   EXPECT_NE(app.output.find("tx: submitted 3 sent 3 dropped 0 (too_long 0 "), std::string::npos) << app.output;
+  const Output t = tshark(out,
+                          "-n -o ip.check_checksum:TRUE -T fields -E occurrence=f -e frame.len -e frame.cap_len "
+                          "-e ip.src -e ip.dst -e ip.checksum.status -e icmp.type -e icmp.checksum.status "
+                          "-e ipv6.src -e ipv6.dst -e icmpv6.type -e icmpv6.checksum.status");
+  if (t.status == kNoTsharkAnswer) GTEST_SKIP() << "tshark is not installed and " << t.text;
+  ASSERT_EQ(t.status, 0) << t.text;
+  std::multiset<std::string> lines;
+  for (const std::string& line : split(t.text, '\n'))
+    if (!line.empty()) lines.insert(line);
+  const std::multiset<std::string> replies{
+      "9000\t9000\t10.77.0.1\t10.77.0.2\t1\t0\t1\t\t\t\t",
+      "65536\t65536\t10.77.0.1\t10.77.0.2\t1\t0\t1\t\t\t\t",
+      "9000\t9000\t\t\t\t\t\tfd77::1\tfd77::2\t129\t1",
+  };
+  EXPECT_EQ(lines, replies) << t.text;
   fs::remove(out);
+}
+
+// A reply longer than the TX queue sends (loop: 9216 bytes, the 64 KiB echo
+// reply) is refused on the device: not counted as sent but as not sent, and
+// by the queue as dropped(too_long); the 9000-byte replies go.
+TEST(PacketProcessing, ReplyLongerThanTheTxQueueSendsIsNotSentAndDroppedTooLong) {
+  const std::string wire = "loop:pp-jumbo-" + std::to_string(getpid());
+  AppRun app = run_app(kData + "/jumbo/echo.pcap", " --tx " + wire + " --ip 10.77.0.1 --ip fd77::1 --mac 02:00:00:00:00:01");
+  if (app.skipped) GTEST_SKIP() << "no CUDA device";
+  const json& r = app.report["replies"];
+  EXPECT_EQ(r["icmp_echo"], 1u) << r.dump();
+  EXPECT_EQ(r["icmpv6_echo"], 1u) << r.dump();
+  EXPECT_EQ(r["not_sent"], 1u) << r.dump();
+  EXPECT_EQ(r["tx_submitted"], 3u) << r.dump();
+  EXPECT_EQ(r["tx_packets"], 2u) << r.dump();
+  EXPECT_EQ(r["tx_errors"], 1u) << r.dump();
+  ASSERT_TRUE(r["tx_dropped"].is_object()) << r.dump();
+  EXPECT_EQ(r["tx_dropped"].size(), 6u) << r.dump();
+  for (auto& [reason, n] : r["tx_dropped"].items()) EXPECT_EQ(n, reason == "too_long" ? 1u : 0u) << reason;
+  EXPECT_NE(app.output.find("replies sent: icmp_echo 1 icmpv6_echo 1 "), std::string::npos) << app.output;
+  EXPECT_NE(app.output.find("(not sent 1)"), std::string::npos) << app.output;
+  EXPECT_NE(app.output.find("tx: submitted 3 sent 2 dropped 1 (too_long 1 empty 0 "), std::string::npos)
+      << app.output;
 }
 
 TEST(PacketProcessing, UdpEchoAnswersWithACompleteChecksum) {

@@ -23,4 +23,20 @@ bool inject_frame(const std::string& ring_name, const uint8_t* data, uint32_t le
   return true;
 }
 
+std::vector<std::vector<uint8_t>> drain_frames(const std::string& ring_name) {
+  std::vector<std::vector<uint8_t>> frames;
+  rte_ring* ring = rte_ring_lookup(ring_name.c_str());
+  if (!ring) return frames;
+  void* m = nullptr;
+  while (rte_ring_dequeue(ring, &m) == 0) {
+    auto* mb = static_cast<rte_mbuf*>(m);
+    std::vector<uint8_t> f(mb->pkt_len);
+    const void* bytes = rte_pktmbuf_read(mb, 0, mb->pkt_len, f.data());
+    if (bytes != f.data()) std::memcpy(f.data(), bytes, mb->pkt_len);
+    frames.push_back(std::move(f));
+    rte_pktmbuf_free(mb);
+  }
+  return frames;
+}
+
 }  // namespace gnio::dpdktest

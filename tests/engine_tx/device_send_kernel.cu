@@ -57,6 +57,7 @@ struct RefusalKernel {
     st[kStagedOverSlot] = b.stage(kStagedOverSlot, buffer, b.slot_size() + 1);
     st[kEmpty] = b.set(kEmpty, buffer, 0);
     st[kUnregistered] = b.set(kUnregistered, reinterpret_cast<const void*>(uintptr_t{4096}), 64);
+    st[kAtMax] = b.set(kAtMax, buffer, txq.max_len());
     for (uint32_t c = 0; c < kRefusalCases; ++c) statuses[c] = static_cast<int32_t>(st[c]);
     txq.commit<Scope::Thread>(b);
     txq.push();

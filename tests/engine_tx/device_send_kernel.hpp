@@ -17,7 +17,6 @@ GNIO_HD inline uint8_t frame_byte(uint32_t i, uint32_t j) {
   return j < 4 ? static_cast<uint8_t>(i >> (8 * j)) : static_cast<uint8_t>(i * 7 + j);
 }
 
-
 // The refusal kernel's batch, one descriptor per case: what the device
 // accepts or refuses (TxBatch::set/stage), and what the engine then sends
 // or drops, depending on the queue's max packet size and staging slot.
@@ -30,9 +29,11 @@ enum RefusalCase : uint32_t {
   kStagedOverSlot,  // stage(), the slot + 1
   kEmpty,           // set(), 0 bytes
   kUnregistered,    // set() of an address in no allocation: accepted, dropped by the engine
+  kAtMax,           // set(), the queue's max: the longest frame it sends
   kRefusalCases,
 };
-inline constexpr uint32_t kRefusalBufferBytes = 65536 + 4096;
+// Holds a frame of the largest max packet size a backend has (pcap-out's 256 KiB).
+inline constexpr uint32_t kRefusalBufferBytes = 262144 + 4096;
 GNIO_HD inline uint8_t refusal_byte(uint32_t j) { return static_cast<uint8_t>(j * 7 + (j >> 8)); }
 
 // Launches the refusal kernel: it writes refusal_byte(j) into `buffer`

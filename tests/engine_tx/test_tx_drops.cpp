@@ -12,19 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "gnio/dev/txq.hpp"
-#include "gnio/gpu_queue.hpp"
-#include "gnio/persistent_kernel.hpp"
 #include "../core/test_support.hpp"
-#include "device_send_kernel.hpp"
+#include "tx_refusals.hpp"
 
 using namespace gnio;
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
-
-uint64_t dropped(const TxqStats& s, TxDropReason r) { return s.dropped[static_cast<size_t>(r)]; }
+using tx_test::Bytes;
 
 TEST(TxQueueSizes, DefaultMaxIsWhatTheBackendSendsAndStagingSlotsStaySmall) {
   const std::string out = (std::filesystem::temp_directory_path() / ("gnio-sizes-" + std::to_string(getpid()))).string();
@@ -97,56 +92,10 @@ TEST_P(TxDrops, RefusedFillsAreStatusesAndEveryDescriptorIsSentOrDroppedForAReas
   ASSERT_TRUE(txq->set_gpu(gpu));
   ASSERT_TRUE(txq->start());
   const uint32_t max = txq->max_packet_size(), slot = txq->staging_slot_size();
-  auto h = GpuTxq::create(gpu, *txq);
-  auto buffer = gpu.alloc(tx_test::kRefusalBufferBytes, MemKind::Gpu);
-  auto statuses = gpu.alloc(tx_test::kRefusalCases * sizeof(int32_t), MemKind::CpuGpu);
-  ASSERT_TRUE(h.has_value() && buffer.has_value() && statuses.has_value());
-  auto* st = static_cast<int32_t*>(statuses->host_ptr());
-  for (uint32_t c = 0; c < tx_test::kRefusalCases; ++c) st[c] = -1;
-  LaunchConfig one;
-  one.grid = 1;
-  one.block = 1;
-  one.name = "tx-refusals";
-  auto k = tx_test::launch_refusals(gpu, one, h->handle(), static_cast<uint8_t*>(buffer->device_ptr()),
-                                    static_cast<int32_t*>(statuses->device_ptr()));
-  ASSERT_TRUE(k.has_value()) << k.status().to_string();
-  gnio::test::eventually([&] { return txq->stats().completions >= tx_test::kRefusalCases; });
-  ASSERT_TRUE(k->stop());
-  ASSERT_TRUE(h->destroy());
-  ASSERT_TRUE(txq->stop());
-
-  // What the device accepts: any length up to the max with set(), up to the
-  // slot with stage(); the engine alone finds the unregistered address.
-  using namespace tx_test;
-  const uint32_t lens[kRefusalCases] = {60, 9000, 65536, max + 1, 200, slot + 1, 0, 64};
-  std::vector<Bytes> want;
-  uint64_t too_long = 0;
-  for (uint32_t c = 0; c < kRefusalCases; ++c) {
-    const bool staged = c == kStaged || c == kStagedOverSlot;
-    const bool accepted = lens[c] != 0 && lens[c] <= max && (!staged || lens[c] <= slot);
-    EXPECT_EQ(st[c], static_cast<int32_t>(accepted ? dev::Status::Success : dev::Status::InvalidValue))
-        << "case " << c << ": " << lens[c] << " bytes, max " << max << ", slot " << slot;
-    if (lens[c] != 0 && !accepted) ++too_long;
-    if (accepted && c != kUnregistered) {
-      Bytes b(lens[c]);
-      for (uint32_t j = 0; j < lens[c]; ++j) b[j] = refusal_byte(j);
-      want.push_back(std::move(b));
-    }
-  }
-  const TxqStats s = txq->stats();
-  EXPECT_EQ(s.submitted, kRefusalCases);
-  EXPECT_EQ(s.completions, kRefusalCases);
-  EXPECT_EQ(s.packets, want.size());
-  EXPECT_EQ(dropped(s, TxDropReason::TooLong), too_long);
-  EXPECT_EQ(dropped(s, TxDropReason::Empty), 1u);
-  EXPECT_EQ(dropped(s, TxDropReason::NotRegistered), 1u);
-  EXPECT_EQ(dropped(s, TxDropReason::CopyFailed), 0u);
-  EXPECT_EQ(dropped(s, TxDropReason::BackendError), 0u);
-  EXPECT_EQ(dropped(s, TxDropReason::Stopped), 0u);
-  uint64_t all = 0;
-  for (uint64_t n : s.dropped) all += n;
-  EXPECT_EQ(s.errors, all);
-  EXPECT_EQ(s.packets + all, s.submitted) << "a descriptor neither sent nor dropped for a reason";
+  auto statuses = tx_test::run_refusals(gpu, *txq);
+  ASSERT_TRUE(statuses.has_value()) << statuses.status().to_string();
+  const tx_test::RefusalExpectation want = tx_test::expect_refusals(max, slot);
+  tx_test::expect_accounted(*statuses, txq->stats(), want, max, slot);
 
   // What the backend got: the accepted frames, whole, in ring order.
   std::vector<Bytes> got;
@@ -155,7 +104,7 @@ TEST_P(TxDrops, RefusedFillsAreStatusesAndEveryDescriptorIsSentOrDroppedForAReas
       auto f = host_rx->host_receive(64);
       if (f)
         for (auto& x : *f) got.push_back(std::move(x.data));
-      return got.size() >= want.size();
+      return got.size() >= want.sent.size();
     });
   } else {
     auto in = EthDevice::open("pcap:" + file);
@@ -168,8 +117,7 @@ TEST_P(TxDrops, RefusedFillsAreStatusesAndEveryDescriptorIsSentOrDroppedForAReas
       for (auto& x : *f) got.push_back(std::move(x.data));
     }
   }
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(got[i] == want[i]) << "frame " << i << " of " << want[i].size();
+  tx_test::expect_frames(got, want);
   ASSERT_TRUE(txq->destroy());
   std::filesystem::remove(file);
 }

@@ -159,7 +159,7 @@ class DrivenTxEngine : public ::testing::Test {
       if (s.data) {
         b.set(i, s.data, s.len, s.send_time_ns);
       } else {
-        std::memcpy(b.staging(i), s.staged.data(), s.staged.size());
+        if (!s.staged.empty()) std::memcpy(b.staging(i), s.staged.data(), s.staged.size());
         b.set_staged(i, static_cast<uint32_t>(s.staged.size()), s.send_time_ns);
       }
     }

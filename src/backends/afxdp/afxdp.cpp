@@ -278,7 +278,11 @@ class AfxdpBackend final : public Backend {
     caps_.driver = "afxdp";
     caps_.max_rx_queues = static_cast<uint16_t>(o_.queues);
     caps_.max_tx_queues = static_cast<uint16_t>(o_.queues);
-    caps_.max_packet_size = o_.frame - kXdpPacketHeadroom;
+    // What the link takes, within a UMEM frame less the kernel's headroom: a
+    // longer frame the kernel would drop after the engine counted it sent.
+    const uint32_t umem_max = o_.frame - kXdpPacketHeadroom;
+    caps_.max_packet_size =
+        facts_.mtu != 0 ? std::min(umem_max, afxdp::max_frame_for_mtu(facts_.mtu)) : umem_max;
     caps_.drops_when_full = true;
     caps_.xdp_mode = mode_name(mode_);
     return Status::ok();
@@ -348,8 +352,10 @@ class AfxdpBackend final : public Backend {
         return Status(Errc::InvalidValue, Layer::Backend,
                       "afxdp:" + o_.iface + " TX queue " + std::to_string(queue) + ": frame " + std::to_string(i) +
                           " of the burst has " + std::to_string(frames[i].len) + " bytes, more than the " +
-                          std::to_string(caps_.max_packet_size) + " a UMEM frame of " + std::to_string(o_.frame) +
-                          " bytes carries; nothing of this burst was sent (use frame=4096 for larger frames)");
+                          std::to_string(caps_.max_packet_size) + " it sends (MTU " + std::to_string(facts_.mtu) +
+                          ", UMEM frame " + std::to_string(o_.frame) +
+                          "); nothing of this burst was sent (raise the MTU, and frame=4096 beyond " +
+                          std::to_string(afxdp::max_mtu_for_frame(o_.frame)) + ")");
     }
     complete(q);
     const uint8_t* rx_end = q.area + rx_frames() * static_cast<size_t>(o_.frame);

@@ -229,6 +229,8 @@ uint32_t IfaceFacts::queues() const noexcept {
   return std::min(num_rx_queues, num_tx_queues);
 }
 
+uint32_t max_frame_for_mtu(uint32_t mtu) noexcept { return mtu + kL2Overhead; }
+
 uint32_t max_mtu_for_frame(uint32_t frame) noexcept {
   return frame > kXdpPacketHeadroom + kL2Overhead ? frame - kXdpPacketHeadroom - kL2Overhead : 0;
 }

@@ -57,5 +57,8 @@ Result<IfaceFacts> query_iface(std::string_view name);
 // The largest MTU a frame of `frame` bytes carries (Ethernet header and one
 // VLAN tag on top of the MTU; XDP headroom is in the frame too).
 uint32_t max_mtu_for_frame(uint32_t frame) noexcept;
+// The longest frame a link of `mtu` takes: the MTU, an Ethernet header and
+// one VLAN tag.
+uint32_t max_frame_for_mtu(uint32_t mtu) noexcept;
 
 }  // namespace gnio::backend::afxdp
