@@ -110,7 +110,8 @@ class Backend {
   // room yet: the queue is not drained even if at_end(queue).
   bool rx_held(uint16_t queue) const;
 
-  // Backend-owned frame memory of `queue`, if the backend has any (mode 2).
+  // Backend-owned frame memory of `queue`, if the backend has any: the
+  // engine then reads frames where they are (RxDelivery::InPlace or Dma).
   virtual std::optional<RxMemory> rx_memory(uint16_t /*queue*/) const { return std::nullopt; }
   // Gives back frames of `queue` the kernel released (or the engine dropped
   // or copied), in the order rx_burst() returned them.

@@ -10,10 +10,58 @@
 
 #include "core/log.hpp"
 #include "engine/rx_engine.hpp"
+#include "eth/eth_impl.hpp"
 #include "gnio/dev/thread.hpp"
 #include "gpu/gpu_impl.hpp"
 
 namespace gnio::detail {
+
+namespace {
+
+// Which engine thread serves `q`, on which core, polling how.
+struct Placement {
+  uint16_t index;
+  int core;
+  bool busy;
+};
+
+Placement placement_of(const RxqImpl& q) {
+  const EnginePlacement& p = q.dev->placement;
+  Placement out{};
+  out.index = q.engine_thread >= 0 ? static_cast<uint16_t>(q.engine_thread)
+              : p.threads > 0      ? static_cast<uint16_t>(q.queue_id % p.threads)
+                                   : q.queue_id;
+  out.core = q.engine_core != -2 ? q.engine_core : p.cores.empty() ? -1 : p.cores[out.index % p.cores.size()];
+  out.busy = q.busy_poll >= 0 ? q.busy_poll == 1 : p.busy_poll;
+  return out;
+}
+
+uint64_t monotonic_ns() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+}  // namespace
+
+Result<std::shared_ptr<EngineThread>> thread_for_queue(RxqImpl& q) {
+  const Placement want = placement_of(q);
+  std::lock_guard lock(q.dev->engine_mu);
+  std::weak_ptr<EngineThread>& slot = q.dev->engine_threads[want.index];
+  if (auto t = slot.lock()) {
+    if (t->core() != want.core || t->busy_poll() != want.busy)
+      return Status(Errc::InvalidValue, Layer::Eth,
+                    "RX queue " + std::to_string(q.queue_id) + " asks engine thread " + std::to_string(want.index) +
+                        " for core " + std::to_string(want.core) + (want.busy ? ", busy poll" : ", back-off") +
+                        ", but that thread already runs on core " + std::to_string(t->core()) +
+                        (t->busy_poll() ? ", busy poll" : ", back-off") +
+                        "; give queues sharing a thread the same core and poll mode");
+    return t;
+  }
+  auto t = std::make_shared<EngineThread>(want.core, want.busy);
+  slot = t;
+  return t;
+}
 
 EngineThread::~EngineThread() {
   stop_.store(true);
@@ -45,16 +93,6 @@ void EngineThread::detach(RxEngine* e) {
   std::lock_guard lock(mu_);
   engines_.erase(std::remove(engines_.begin(), engines_.end(), e), engines_.end());
 }
-
-namespace {
-
-uint64_t monotonic_ns() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
-
-}  // namespace
 
 void EngineThread::run() {
   const GpuImpl* bound = nullptr;

@@ -14,6 +14,7 @@
 namespace gnio::detail {
 
 class RxEngine;
+struct RxqImpl;
 
 class EngineThread {
  public:
@@ -41,5 +42,10 @@ class EngineThread {
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };
+
+// The engine thread that serves `q`, by the queue's placement or else its
+// device's, shared with the device's other queues placed on it; an error
+// when one of them asked for another core or poll mode.
+Result<std::shared_ptr<EngineThread>> thread_for_queue(RxqImpl& q);
 
 }  // namespace gnio::detail

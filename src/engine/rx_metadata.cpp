@@ -41,4 +41,24 @@ RxMetadata describe_frame(const uint8_t* p, uint32_t len) {
   return {dev::checksum_state(p, pp), n ? default_rss_table().hash(in, n) : 0u};
 }
 
+uint32_t RxDescriber::with_offloads(const uint8_t* data, uint32_t len, uint32_t frame_flags,
+                                   uint32_t* rss_hash) const {
+  uint32_t out = flag_bits(frame_flags);
+  const bool have_hash = (frame_flags & backend::RxFrameRssHash) != 0;
+  const bool want_types = offloads_.packet_type || offloads_.checksum;
+  const bool want_hash = offloads_.rss_hash && !have_hash;
+  if (!offloads_.rss_hash) *rss_hash = 0;
+  if (!want_types && !want_hash) return out;
+  dev::ParsedPacket pp;
+  const bool parsed = dev::parse_packet(data, len, pp);
+  // The checksum state also of cut frames: their IPv4 header may be whole.
+  if (want_types) out |= offloads_.checksum ? dev::checksum_state(data, pp) : pp.flags;
+  if (want_hash) {
+    uint8_t in[dev::kRssMaxInput];
+    const uint32_t n = parsed ? dev::rss_input(data, pp, in) : 0;
+    *rss_hash = n ? default_rss_table().hash(in, n) : 0u;
+  }
+  return out;
+}
+
 }  // namespace gnio::detail

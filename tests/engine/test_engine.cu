@@ -150,7 +150,7 @@ void expect_every_buffer_back(OwnedBackend& be, uint64_t count) {
 
 class BackendMemory : public ::testing::TestWithParam<RingMem> {};
 
-// Mode 2: frames in backend memory. mem=host: the descriptors point into it
+// Frames in backend memory (InPlace and Dma delivery). mem=host: the descriptors point into it
 // (no copy); mem=gpu: copied into the device ring and handed back at once.
 TEST_P(BackendMemory, EveryFrameOnceInOrderAndEveryBufferBackInOrder) {
   GNIO_OPEN_TEST_GPU(gpu);

@@ -26,11 +26,19 @@ static_assert(sizeof(RxDesc) == 32);
 struct RxRing {
   uint8_t* data = nullptr;       // nstrides * stride bytes, in ring memory
   RxDesc* desc = nullptr;        // ndesc entries, in ring memory
-  uint64_t* producer = nullptr;  // descriptors published by the engine (ring memory)
-  uint64_t* consumer = nullptr;  // descriptors released by the kernel (pinned host)
-  uint64_t* claim = nullptr;     // next descriptor handed to a receiver (device)
-  uint64_t* released = nullptr;  // device: descriptors released; receivers wait on it to release in order
-  uint64_t* told = nullptr;      // device: told[0] the value last stored to `consumer`, told[8] a lock word
+  // Descriptors published by the engine (ring memory): released by
+  // RxEngine::publish() (src/engine/rx_engine.cpp) after the bytes and
+  // descriptors, acquired by Rxq::receive() and Rxq::published() (rxq.hpp).
+  uint64_t* producer = nullptr;
+  // Descriptors released by the kernel (pinned host): released by
+  // Rxq::tell_engine(), acquired by RxEngine::reclaim().
+  uint64_t* consumer = nullptr;
+  uint64_t* claim = nullptr;  // next descriptor handed to a receiver (device)
+  // Device: descriptors released; receivers wait on it to release in order
+  // (release and acquire between receivers, in Rxq::release_one() and
+  // Rxq::tell_engine()).
+  uint64_t* released = nullptr;
+  uint64_t* told = nullptr;  // device: told[0] the value last stored to `consumer`, told[8] a lock word
   uint32_t desc_mask = 0;
   uint32_t stride_shift = 0;
   // Releases store `consumer` (a system-scope release) when they cross a

@@ -122,6 +122,8 @@ class Rxq {
   }
 
   // Descriptors published by the engine so far (for progress checks).
+  // Pairs with the release of `producer` in RxEngine::publish()
+  // (src/engine/rx_engine.cpp), as receive() does.
   GNIO_HD uint64_t published() const { return load_acquire(ring_.producer); }
 
   GNIO_HD const RxRing& ring() const { return ring_; }
@@ -132,6 +134,9 @@ class Rxq {
     uint64_t deadline = 0;
     for (uint32_t spins = 0;; ++spins) {
       uint64_t c = load_relaxed(ring_.claim);
+      // Pairs with the release of `producer` in RxEngine::publish()
+      // (src/engine/rx_engine.cpp): the descriptors and bytes below it have
+      // landed before the receiver reads them.
       uint64_t p = load_acquire(ring_.producer);
       if (p > c) {
         uint64_t avail = p - c;
@@ -165,12 +170,17 @@ class Rxq {
   GNIO_HD Status release_one(const RxBurst& b) const {
     if (b.count() == 0) return Status::Success;
     for (uint32_t spins = 0;; ++spins) {
+      // Pairs with the release of `released` below by the receiver of the
+      // burst before: its reads of its packets happen before this release,
+      // and so before the engine hears of it.
       uint64_t c = load_acquire_device(ring_.released);
       if (c == b.first()) break;
       if (c > b.first()) return Status::BadState;  // released twice
       backoff(spins);
     }
     const uint64_t end = b.first() + b.count();
+    // Pairs with the acquires of `released` above (the next burst's
+    // receiver) and in tell_engine().
     store_release_device(ring_.released, end);
     const uint64_t step = ring_.release_step > 1 ? ring_.release_step : 1;
     if (b.first() / step != end / step) tell_engine();
@@ -186,13 +196,20 @@ class Rxq {
     uint64_t* lock = ring_.told + 8;
     if (load_acquire_device(ring_.released) == load_relaxed(told)) return;
     uint64_t unlocked = 0;
+    // Pairs with the release of the lock below by its previous holder: its
+    // store to `told` is seen here.
     if (!compare_exchange(lock, unlocked, uint64_t{1})) return;
+    // Pairs with the release of `released` in release_one(): every release
+    // up to `r` happens before the store to `consumer`.
     const uint64_t r = load_acquire_device(ring_.released);
     if (r != load_relaxed(told)) {
+      // Pairs with the acquire of `consumer` in RxEngine::reclaim()
+      // (src/engine/rx_engine.cpp): the packets' reads happen before the
+      // engine reuses their strides or hands their frames back.
       store_release(ring_.consumer, r);
       store_relaxed(told, r);
     }
-    store_release_device(lock, uint64_t{0});
+    store_release_device(lock, uint64_t{0});  // pairs with the acquire of the lock above
   }
 
   RxRing ring_{};
