@@ -18,7 +18,6 @@
 // each kernel row runs R times (interleaved, so that drift hits every
 // variant alike); the table shows the median run and a second table the
 // spread.
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,11 +36,16 @@
 #include "../apps/gnio/run/pp_kernel.hpp"
 #include "gnio/dev/app/record_out.hpp"
 #include "../examples/common/example.hpp"
+#include "common/clock.hpp"
+#include "common/machine.hpp"
+#include "common/table.hpp"
 #include "gnio/gpu_queue.hpp"
 
 using namespace gnio;
 namespace da = gnio::dev::app;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::fmt;
+using bench::secs_since;
 
 namespace {
 
@@ -54,15 +58,6 @@ constexpr uint32_t kRecordItems = 16384;  // gnio run's record ring
 // hand-off's wait for the host and the reuse of items are exercised.
 constexpr uint32_t kQuickRecordItems = 256;
 constexpr double kTarget = 0.70;  // the application costs no more than 30 % of receive-only
-
-
-double secs_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 
 // ---- kernels ------------------------------------------------------------------
 
@@ -438,27 +433,6 @@ Measured run_host(const FrameImage& img, uint64_t n) {
 
 // ---- the report -------------------------------------------------------------------
 
-std::string machine(const Gpu& gpu) {
-  utsname u{};
-  uname(&u);
-  std::string cpu = "unknown CPU", driver = "no NVIDIA driver";
-  std::ifstream f("/proc/cpuinfo");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("model name", 0) == 0) {
-      cpu = line.substr(line.find(':') + 2);
-      break;
-    }
-  std::ifstream d("/proc/driver/nvidia/version");
-  if (std::string line; std::getline(d, line)) {
-    const size_t k = line.find("Kernel Module");
-    driver = k == std::string::npos ? line : line.substr(k);
-    driver = driver.substr(0, driver.find("  "));
-  }
-  return "GPU " + (gpu.emulated() ? std::string("emulated device (kernels on CPU threads)") : gpu.info().name) + " (" +
-         gpu.bus_id() + "), driver: " + driver + "; CPU " + cpu + ", " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) +
-         " cores online; kernel " + u.sysname + " " + u.release;
-}
-
 // Names of the packet-processing kernel's counters, by position: those the
 // host core computes too; any other is named by its position.
 std::vector<std::string> counter_names() {
@@ -504,7 +478,7 @@ struct TrafficResult {
   std::vector<Measured> base_runs, parse_runs, pp_runs;
 };
 
-double ratio(const Measured& m, const Measured& base) { return base.mpps() > 0 ? m.mpps() / base.mpps() : 0; }
+double ratio(const Measured& m, const Measured& base) { return bench::ratio(m.mpps(), base.mpps()); }
 
 // The run of median throughput (the lower of the two middle ones for an
 // even count), or the first that failed: its error is the row's.
@@ -543,21 +517,20 @@ std::string verdict(const TrafficResult& r, const Options& o, bool emulated) {
 
 bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficResult>& results, const std::string& legend) {
   bool ok = true;
-  std::printf("\nmachine: %s\n", machine(gpu).c_str());
+  std::printf("\nmachine: %s\n", bench::machine(gpu).c_str());
   std::printf("setup: %u queue(s), ring mem=%s, %u strides of 2048 B, burst %u, %u threads per block%s, %u run(s) "
               "of each kernel row (the median shown); target: the packet-processing kernel keeps >= %.2f of "
               "receive-only\n",
               o.queues, o.mem.c_str(), o.strides, o.burst, gpu.emulated() ? 1u : o.block,
               o.quick ? " (--quick)" : "", o.repeat, kTarget);
   std::printf("traffic: %s\n\n", legend.c_str());
-  std::printf("| traffic | variant | packets | offered | Mpps | Gbit/s | vs receive-only | target met |\n"
-              "|---|---|---:|---:|---:|---:|---:|---|\n");
+  bench::print_header({"traffic", "variant", "packets", "offered", "Mpps", "Gbit/s", "vs receive-only", "target met"},
+                      "llrrrrrl");
   for (const TrafficResult& r : results) {
     const std::string name = r.traffic.name;
     auto row = [&](const char* variant, const Measured& m, const std::string& verdict_cell) {
-      std::printf("| %s | %s | %llu | %llu | %.3f | %.2f | %.3f | %s |\n", name.c_str(), variant,
-                  static_cast<unsigned long long>(m.packets), static_cast<unsigned long long>(m.offered), m.mpps(),
-                  m.gbps(), ratio(m, r.base), verdict_cell.c_str());
+      bench::print_row({name, variant, std::to_string(m.packets), std::to_string(m.offered), fmt("%.3f", m.mpps()),
+                        fmt("%.2f", m.gbps()), fmt("%.3f", ratio(m, r.base)), verdict_cell});
     };
     row("receive-only (baseline)", r.base, "–");
     row("parse only (kernel)", r.parse, "–");
@@ -566,8 +539,9 @@ bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficRes
   }
   // Each kernel row's runs: throughput and the ratio to the receive-only run
   // of the same round.
-  std::printf("\n| traffic | variant | runs | Mpps min | Mpps max | vs receive-only min | vs receive-only max |\n"
-              "|---|---|---:|---:|---:|---:|---:|\n");
+  std::printf("\n");
+  bench::print_header(
+      {"traffic", "variant", "runs", "Mpps min", "Mpps max", "vs receive-only min", "vs receive-only max"}, "llrrrrr");
   for (const TrafficResult& r : results)
     for (auto [variant, runs] : {std::pair{"parse only (kernel)", &r.parse_runs},
                                  std::pair{"packet-processing (kernel)", &r.pp_runs}}) {
@@ -579,8 +553,8 @@ bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficRes
         rlo = i == 0 ? q : std::min(rlo, q);
         rhi = std::max(rhi, q);
       }
-      std::printf("| %s | %s | %zu | %.3f | %.3f | %.3f | %.3f |\n", r.traffic.name.c_str(), variant, runs->size(), lo,
-                  hi, rlo, rhi);
+      bench::print_row({r.traffic.name, variant, std::to_string(runs->size()), fmt("%.3f", lo), fmt("%.3f", hi),
+                        fmt("%.3f", rlo), fmt("%.3f", rhi)});
     }
   // Every run moved exactly what was offered.
   std::printf("\n");
@@ -616,8 +590,8 @@ bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficRes
         }
     }
   // The host core's classification against the kernels', counter by counter.
-  std::printf("| traffic | counter | packet-processing kernel | parse-only kernel | host core | equal |\n"
-              "|---|---|---:|---:|---:|---|\n");
+  bench::print_header({"traffic", "counter", "packet-processing kernel", "parse-only kernel", "host core", "equal"},
+                      "llrrrl");
   for (const TrafficResult& r : results) {
     if (r.pp.counters.size() != app::counter::kCount || r.host.counters.size() != app::counter::kCount) {
       std::printf("error: %s: no counters to compare\n", r.traffic.name.c_str());
@@ -631,9 +605,8 @@ bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficRes
       const bool host = host_computes(i);
       const bool equal = (!host || kv == hv) && (!pv || *pv == kv);
       ok = ok && equal;
-      std::printf("| %s | %s | %llu | %s | %s | %s |\n", r.traffic.name.c_str(), names[i].c_str(),
-                  static_cast<unsigned long long>(kv), pv ? std::to_string(*pv).c_str() : "–",
-                  host ? std::to_string(hv).c_str() : "–", equal ? "yes" : "NO");
+      bench::print_row({r.traffic.name, names[i], std::to_string(kv), pv ? std::to_string(*pv) : "–",
+                        host ? std::to_string(hv) : "–", equal ? "yes" : "NO"});
     }
   }
   return ok;

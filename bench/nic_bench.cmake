@@ -5,4 +5,4 @@
 add_executable(gnio_nic_bench nic_bench_main.cpp nic/traffic.cpp nic/tools.cpp ${PROJECT_SOURCE_DIR}/tests/net/netns_util.cpp)
 gnio_kernel_sources(gnio_nic_bench nic_bench.cu)
 target_include_directories(gnio_nic_bench PRIVATE ${CMAKE_CURRENT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/tests/net)
-target_link_libraries(gnio_nic_bench PRIVATE gnio::gnio CLI11::CLI11 nlohmann_json::nlohmann_json gnio_warnings)
+target_link_libraries(gnio_nic_bench PRIVATE gnio_bench_common gnio::gnio CLI11::CLI11 nlohmann_json::nlohmann_json gnio_warnings)

@@ -25,7 +25,6 @@
 // tool that ran, the AF_PACKET socket where none did.
 #include <fcntl.h>
 #include <sched.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +42,8 @@
 #include "nic_bench_options.hpp"
 #include "../examples/common/example.hpp"
 #include "bench_kernels.hpp"
+#include "common/machine.hpp"
+#include "common/table.hpp"
 #include "gnio/eth.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"
@@ -51,6 +52,7 @@
 #include "nic/traffic.hpp"
 
 using namespace gnio;
+using bench::fmt;
 using nicbench::now_ns;
 
 namespace {
@@ -95,12 +97,6 @@ struct Row {
   double gbps() const { return mpps() * size * 8 / 1e3; }
   double sender_mpps() const { return send.seconds > 0 ? send.sent / send.seconds / 1e6 : 0; }
 };
-
-std::string fmt(const char* f, double v) {
-  char b[64];
-  std::snprintf(b, sizeof b, f, v);
-  return b;
-}
 
 // The row the others of its size are compared with: the tool that received
 // the most, else this bench's own AF_PACKET socket.
@@ -150,23 +146,6 @@ std::string drops_text(const Row& r) {
   add("veth dropped on transmit", r.veth_silent_drops);
   add(r.tool + " missed", r.tool_dropped);
   return s.empty() ? "0" : s;
-}
-
-std::string machine(const Gpu& gpu) {
-  utsname u{};
-  uname(&u);
-  std::string cpu = "unknown cpu";
-  std::ifstream f("/proc/cpuinfo");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("model name", 0) == 0) {
-      cpu = line.substr(line.find(':') + 2);
-      break;
-    }
-  const std::string device =
-      gpu.emulated() ? std::string("emulated device (kernels on CPU threads)")
-                     : "GPU " + gpu.info().name + " (" + gpu.bus_id() + ")";
-  return device + "; CPU " + cpu + " x " + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + "; kernel " + u.sysname +
-         " " + u.release + " " + u.machine;
 }
 
 bool hugepages_reserved() {
@@ -597,22 +576,23 @@ void print_table(const std::vector<Row>& rows) {
                            .c_str()
                      : "no baseline measured");
   }
-  std::printf(
-      "\n| receiver | size | sent (Mpps) | received (Mpps) | Gbit/s | vs baseline | drops (by reason) | limited by | "
-      "accounting |\n|---|---:|---:|---:|---:|---:|---|---|---|\n");
+  std::printf("\n");
+  bench::print_header({"receiver", "size", "sent (Mpps)", "received (Mpps)", "Gbit/s", "vs baseline", "drops (by reason)",
+                       "limited by", "accounting"},
+                      "lrrrrrlll");
   for (const Row& r : rows) {
     if (!r.measured()) {
-      std::printf("| %s | %u B | | | | | | %s | |\n", r.receiver.c_str(), r.size, r.status.c_str());
+      bench::print_row({r.receiver, std::to_string(r.size) + " B", "", "", "", "", "", r.status, ""});
       continue;
     }
     const Row* b = ratio_base(rows, r.size);
     const double base = b ? b->mpps() : 0;
-    std::printf("| %s | %u B | %.3f | %.3f | %.2f | %s | %s | %s | %s |\n", r.receiver.c_str(), r.size,
-                r.sender_mpps(), r.mpps(), r.gbps(), base > 0 ? fmt("%.2fx", r.mpps() / base).c_str() : "",
-                drops_text(r).c_str(), limited_by(r, rows).c_str(),
-                r.accounted() ? "exact" : ("off by " + std::to_string(static_cast<int64_t>(r.send.sent) -
-                                                                      static_cast<int64_t>(r.received + r.drops())))
-                                              .c_str());
+    bench::print_row({r.receiver, std::to_string(r.size) + " B", fmt("%.3f", r.sender_mpps()), fmt("%.3f", r.mpps()),
+                      fmt("%.2f", r.gbps()), base > 0 ? fmt("%.2fx", r.mpps() / base) : "", drops_text(r),
+                      limited_by(r, rows),
+                      r.accounted() ? "exact"
+                                    : "off by " + std::to_string(static_cast<int64_t>(r.send.sent) -
+                                                                 static_cast<int64_t>(r.received + r.drops()))});
   }
 }
 
@@ -627,7 +607,7 @@ nlohmann::json to_json(const Row& r, const std::vector<Row>& rows) {
   drops["veth_silent"] = r.veth_silent_drops;
   drops["tool_missed"] = r.tool_dropped;
   const Row* base = ratio_base(rows, r.size);
-  const double ratio = base && r.measured() && base->mpps() > 0 ? r.mpps() / base->mpps() : 0;
+  const double ratio = base && r.measured() ? bench::ratio(r.mpps(), base->mpps()) : 0;
   return {{"receiver", r.receiver}, {"spec", r.spec},       {"size", r.size},
           {"status", r.status},     {"baseline", r.is_baseline}, {"tool", r.tool},
           {"sent", r.send.sent},    {"refused", r.send.refused}, {"seconds", r.send.seconds},
@@ -702,7 +682,7 @@ int nic_bench::run(Options o) {
       if (!g_interrupted) add(b.gnio_row(receiver, spec, size));
   }
 
-  const std::string where = machine(b.gpu);
+  const std::string where = bench::machine(b.gpu);
   std::printf("machine: %s\n", where.c_str());
   const bool pktgen = access("/proc/net/pktgen", F_OK) == 0;
   std::printf("veth pair %s -> %s in two namespaces made by this run; sender: %u AF_PACKET thread(s) with "
