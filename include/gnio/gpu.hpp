@@ -1,4 +1,6 @@
-// Layer 2: one context per GPU, created from the GPU's PCIe bus-id string.
+/// @file
+/// @brief Layer 2: one context per GPU, opened from the GPU's PCIe bus id,
+/// its memory allocations and packet-buffer pools.
 #pragma once
 
 #include <cstdint>
@@ -17,15 +19,34 @@ namespace detail {
 struct GpuImpl;
 }
 
-// A packet-buffer pool: `count` elements of `elem_size` bytes in one memory
-// kind, registered with a queue before the queue starts.
+/// @brief A packet-buffer pool: `count()` elements of `elem_size()` bytes,
+/// contiguous, in one memory kind.
+///
+/// Made by Gpu::create_buf_arr() and registered with a queue before the
+/// queue starts: EthRxq::set_packet_buffer() (count and element size equal
+/// to the ring's strides) or EthTxq::register_buffer() (a pool the kernel
+/// sends from). Copies share the memory, which is freed when the last copy
+/// (including the queue's) is gone. Host only; kernels use handle().
 class BufArr {
  public:
+  /// @brief An empty pool (count() 0, no memory).
   BufArr() = default;
+  /// @brief The number of elements.
+  /// @return Elements; 0 for an empty pool.
   uint32_t count() const noexcept { return count_; }
+  /// @brief The size of one element.
+  /// @return Bytes, a power of two in 64..65536; 0 for an empty pool.
   uint32_t elem_size() const noexcept { return elem_size_; }
+  /// @brief The memory kind of the pool.
+  /// @return The kind it was created with.
   MemKind kind() const noexcept { return mem_.kind(); }
+  /// @brief The allocation holding the elements (element i at byte
+  ///        i * elem_size()).
+  /// @return The pool's memory.
   const DeviceMemory& memory() const noexcept { return mem_; }
+  /// @brief The device view of the pool, to pass to a kernel by value.
+  /// @return Base device address, element size and count; valid while this
+  ///         pool (or a copy of it) is alive.
   dev::BufArr handle() const noexcept;
 
  private:
@@ -37,34 +58,97 @@ class BufArr {
   uint32_t elem_size_ = 0;
 };
 
+/// @brief The context of one GPU (or of the emulated device): the datapath
+/// that queues, GPU handles and persistent kernels are attached to.
+///
+/// Lifecycle: open() → alloc() / create_buf_arr() → give it to queues
+/// (EthRxq::set_gpu(), EthTxq::set_gpu()) before they start → GPU handles
+/// (GpuRxq, GpuTxq, GpuSemaphore) → PersistentKernel::launch(); tear down
+/// in reverse (kernel, handles, queues), then close(). close() while a
+/// kernel, handle or started queue still uses the context returns
+/// Errc::BadState. Move-only; host only.
 class Gpu {
  public:
-  // bus_id: a PCIe bus id ("0000:06:00.0", as cudaDeviceGetPCIBusId or
-  // nvidia-smi print it), "auto" (the first CUDA device) or "cpu" (the
-  // emulated device: the same kernel code on CPU threads).
-  // One context per device: opening a device that already has an open
-  // context returns BadState (close the first, or share it).
+  /// @brief Opens the context of one device.
+  ///
+  /// On a CUDA GPU the calling thread's current device is set to it
+  /// (cudaSetDevice). There is one context per device, "cpu" included:
+  /// opening a device that already has an open context returns BadState
+  /// (pass the first Gpu around, or close() it first).
+  /// @param bus_id A PCIe bus id in any form normalize_bus_id() accepts
+  ///        ("0000:06:00.0", as cudaDeviceGetPCIBusId and nvidia-smi print
+  ///        it), "auto" (the first CUDA device) or "cpu" (the emulated
+  ///        device: the same kernel code on CPU threads).
+  /// @return The context, or: NotFound for "auto" without a CUDA device;
+  ///         InvalidValue for text that is not a bus id, or a bus id that
+  ///         matches no CUDA device (the message lists those present);
+  ///         Driver when the CUDA runtime cannot enumerate devices or
+  ///         select this one; BadState when the device already has an open
+  ///         context.
   static Result<Gpu> open(std::string_view bus_id);
 
+  /// @brief No context: every call but close() returns BadState or an empty value.
   Gpu() = default;
+  /// @brief Takes over the context of `other`, which is left empty.
   Gpu(Gpu&&) noexcept = default;
+  /// @brief Closes this context (the result is ignored), then takes over
+  ///        that of the other Gpu.
+  /// @return `*this`.
   Gpu& operator=(Gpu&&) noexcept;
+  /// @brief Calls close(). Destroyed out of order, it logs an error; the
+  ///        memory stays alive until the queues, handles and kernels using
+  ///        it are gone.
   ~Gpu();
 
+  /// @brief Whether this is the emulated device ("cpu").
+  /// @return True on the emulated device; false on a CUDA GPU or when empty.
   bool emulated() const noexcept;
+  /// @brief The normalised bus id of the device.
+  /// @return "dddd:bb:dd.f", "cpu" on the emulated device, "" when empty.
   const std::string& bus_id() const noexcept;
-  int ordinal() const noexcept;  // CUDA ordinal; -1 when emulated
+  /// @brief The CUDA device ordinal.
+  /// @return The ordinal; -1 when emulated or empty.
+  int ordinal() const noexcept;
+  /// @brief What the CUDA runtime said about the device when it was opened.
+  /// @return The device's properties; on the emulated device a description
+  ///         of it (every host-memory capability on, no compute capability).
   const CudaDeviceInfo& info() const noexcept;
 
-  // align must be a power of two.
+  /// @brief Allocates zeroed memory of one kind on this device.
+  /// @param bytes Size, at least 1.
+  /// @param kind Where the memory lives (MemKind).
+  /// @param align Alignment of the start, a power of two. Honoured on the
+  ///        emulated device; on a CUDA GPU the runtime's own alignment
+  ///        applies (at least 256 bytes for device memory, a page for
+  ///        pinned host memory), whatever is asked.
+  /// @return The allocation, or: InvalidValue for 0 bytes or an alignment
+  ///         that is not a power of two; NotSupported for MemKind::GpuCpu on
+  ///         a GPU without concurrent managed access; NoMemory when the
+  ///         memory is not available; Driver (or another mapped CUDA code)
+  ///         when the CUDA call fails; BadState on an empty or closed Gpu.
   Result<DeviceMemory> alloc(size_t bytes, MemKind kind, size_t align = 256);
-  // elem_size must be a power of two between 64 and 65536.
+  /// @brief Allocates a packet-buffer pool of `count` elements of
+  ///        `elem_size` bytes, asking alloc() for an alignment of
+  ///        max(4096, elem_size).
+  /// @param kind Where the pool lives.
+  /// @param count Elements, at least 1 (for an RX ring: its number of strides).
+  /// @param elem_size Bytes per element, a power of two in 64..65536 (for an
+  ///        RX ring: its stride size).
+  /// @return The pool, or InvalidValue for a count or element size out of
+  ///         range, or any error of alloc().
   Result<BufArr> create_buf_arr(MemKind kind, uint32_t count, uint32_t elem_size);
 
-  // Releases the context. BadState while queues, handles or kernels on it
-  // are alive: tear those down first.
+  /// @brief Releases the context, so that the device can be opened again.
+  ///
+  /// Allocations still alive keep what they need of the context until
+  /// they are freed.
+  /// @return Ok (also for an empty or already closed Gpu), or BadState
+  ///         while persistent kernels, GPU handles or started queues use
+  ///         it: stop kernels, destroy handles, then queues, then close.
   Status close();
 
+  /// @brief The implementation, for gnio's own layers.
+  /// @return The shared implementation; nullptr when empty.
   std::shared_ptr<detail::GpuImpl> impl() const noexcept { return impl_; }
 
  private:

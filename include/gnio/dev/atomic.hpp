@@ -1,11 +1,15 @@
-// Ring indices shared by the NIC engine (a host thread) and the kernel live
-// in memory both can see; every access goes through cuda::atomic_ref so the
-// same code is correct on the GPU and on the emulated device.
-//
-// Loads and stores may target pinned host memory (system scope). Read-modify-
-// write operations may not: PCIe does not carry the GPU's atomics to host
-// memory, so compare_exchange and fetch_add are for device memory (MemKind
-// Gpu or GpuCpu) and are ordered at device scope.
+/// @file
+/// @brief Atomic accesses to memory the host engine and the kernel share.
+///
+/// Ring indices shared by the NIC engine (a host thread) and the kernel
+/// live in memory both can see; every access goes through cuda::atomic_ref
+/// so the same code is correct on the GPU and on the emulated device.
+///
+/// Loads and stores may target pinned host memory (system scope).
+/// Read-modify-write operations may not: PCIe does not carry the GPU's
+/// atomics to host memory, so compare_exchange() and fetch_add_relaxed()
+/// are for device memory (MemKind::Gpu or MemKind::GpuCpu) and are ordered
+/// at device scope. `p` must be aligned to sizeof(T) everywhere.
 #pragma once
 
 #include <cuda/atomic>
@@ -14,24 +18,44 @@
 
 namespace gnio::dev {
 
+/// @brief An atomic reference ordered at system scope (GPU and host).
+/// @tparam T A trivially copyable type of 4 or 8 bytes.
 template <typename T>
 using SystemRef = cuda::atomic_ref<T, cuda::thread_scope_system>;
 
+/// @brief Acquire load at system scope: later reads see what the writer
+///        stored before its release.
+/// @tparam T A trivially copyable type of 4 or 8 bytes.
+/// @param p The word, in memory the other side can see.
+/// @return The value loaded.
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE T load_acquire(T* p) {
   return SystemRef<T>(*p).load(cuda::std::memory_order_acquire);
 }
 
+/// @brief Relaxed atomic load at system scope (no ordering).
+/// @tparam T A trivially copyable type of 4 or 8 bytes.
+/// @param p The word.
+/// @return The value loaded.
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE T load_relaxed(T* p) {
   return SystemRef<T>(*p).load(cuda::std::memory_order_relaxed);
 }
 
+/// @brief Release store at system scope: what this thread wrote before is
+///        visible to whoever acquires the stored value.
+/// @tparam T A trivially copyable type of 4 or 8 bytes.
+/// @param p The word, in memory the other side can see.
+/// @param v The value to store.
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE void store_release(T* p, T v) {
   SystemRef<T>(*p).store(v, cuda::std::memory_order_release);
 }
 
+/// @brief Relaxed atomic store at system scope (no ordering).
+/// @tparam T A trivially copyable type of 4 or 8 bytes.
+/// @param p The word.
+/// @param v The value to store.
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE void store_relaxed(T* p, T v) {
   SystemRef<T>(*p).store(v, cuda::std::memory_order_relaxed);
@@ -50,6 +74,13 @@ GNIO_HD GNIO_FORCEINLINE void store_relaxed(T* p, T v) {
 #endif
 #endif
 
+/// @brief A fence at system scope, for publication through one fence and
+///        relaxed accesses (store_after_fence(), load_before_fence()).
+///
+/// Left out in a ThreadSanitizer build of the emulated device, where the
+/// accesses it orders become release stores and acquire loads instead.
+/// @param order The ordering (release before publishing stores, acquire
+///        after consuming loads, or acq_rel).
 GNIO_HD GNIO_FORCEINLINE void fence_system(cuda::std::memory_order order) {
 #ifndef GNIO_FENCES_AS_ACCESSES
   cuda::atomic_thread_fence(order, cuda::thread_scope_system);
@@ -58,8 +89,12 @@ GNIO_HD GNIO_FORCEINLINE void fence_system(cuda::std::memory_order order) {
 #endif
 }
 
-// Orders accesses at device scope only: between threads of one GPU, no
-// wait for writes to reach host memory.
+/// @brief A fence at device scope only: orders accesses between threads of
+///        one GPU, with no wait for writes to reach host memory.
+///
+/// Left out in a ThreadSanitizer build of the emulated device, as
+/// fence_system() is.
+/// @param order The ordering.
 GNIO_HD GNIO_FORCEINLINE void fence_device(cuda::std::memory_order order) {
 #ifndef GNIO_FENCES_AS_ACCESSES
   cuda::atomic_thread_fence(order, cuda::thread_scope_device);
@@ -68,7 +103,11 @@ GNIO_HD GNIO_FORCEINLINE void fence_device(cuda::std::memory_order order) {
 #endif
 }
 
-// A store ordered by an earlier fence_system(release) or fence_device.
+/// @brief A store ordered by an earlier fence_system() or fence_device()
+///        with release order (a release store where the fence is left out).
+/// @tparam T A trivially copyable type of 4 or 8 bytes.
+/// @param p The word.
+/// @param v The value to store.
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE void store_after_fence(T* p, T v) {
 #ifndef GNIO_FENCES_AS_ACCESSES
@@ -78,7 +117,11 @@ GNIO_HD GNIO_FORCEINLINE void store_after_fence(T* p, T v) {
 #endif
 }
 
-// A load ordered by a later fence_system or fence_device (acquire or acq_rel).
+/// @brief A load ordered by a later fence_system() or fence_device() with
+///        acquire or acq_rel order (an acquire load where the fence is left out).
+/// @tparam T A trivially copyable type of 4 or 8 bytes.
+/// @param p The word.
+/// @return The value loaded.
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE T load_before_fence(T* p) {
 #ifndef GNIO_FENCES_AS_ACCESSES
@@ -88,27 +131,49 @@ GNIO_HD GNIO_FORCEINLINE T load_before_fence(T* p) {
 #endif
 }
 
+/// @brief An atomic reference ordered at device scope (threads of one GPU).
+/// @tparam T A trivially copyable type of 4 or 8 bytes.
 template <typename T>
 using DeviceRef = cuda::atomic_ref<T, cuda::thread_scope_device>;
 
-// Acquire/release between threads of one GPU only (device memory the host
-// does not read): no system-scope fence.
+/// @brief Acquire load between threads of one GPU only (device memory the
+///        host does not read): no system-scope fence.
+/// @tparam T A trivially copyable type of 4 or 8 bytes.
+/// @param p The word, in device memory.
+/// @return The value loaded.
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE T load_acquire_device(T* p) {
   return DeviceRef<T>(*p).load(cuda::std::memory_order_acquire);
 }
 
+/// @brief Release store between threads of one GPU only.
+/// @tparam T A trivially copyable type of 4 or 8 bytes.
+/// @param p The word, in device memory.
+/// @param v The value to store.
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE void store_release_device(T* p, T v) {
   DeviceRef<T>(*p).store(v, cuda::std::memory_order_release);
 }
 
+/// @brief Strong compare-and-swap at device scope (acq_rel on success,
+///        acquire on failure). Device memory only.
+/// @tparam T A trivially copyable type of 4 or 8 bytes.
+/// @param p The word, in device memory (MemKind::Gpu or MemKind::GpuCpu).
+/// @param expected The value `*p` must hold; on failure, updated to the
+///        value it held.
+/// @param desired The value to store when `*p` held `expected`.
+/// @return True when the swap happened.
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE bool compare_exchange(T* p, T& expected, T desired) {
   return DeviceRef<T>(*p).compare_exchange_strong(expected, desired, cuda::std::memory_order_acq_rel,
                                                   cuda::std::memory_order_acquire);
 }
 
+/// @brief Relaxed atomic add at device scope. Device memory only.
+/// @tparam T An integer type of 4 or 8 bytes.
+/// @param p The word, in device memory (MemKind::Gpu or MemKind::GpuCpu).
+/// @param v The amount to add.
+/// @return The value before the add.
 template <typename T>
 GNIO_HD GNIO_FORCEINLINE T fetch_add_relaxed(T* p, T v) {
   return DeviceRef<T>(*p).fetch_add(v, cuda::std::memory_order_relaxed);

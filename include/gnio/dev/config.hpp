@@ -1,12 +1,19 @@
-// Compilation shims that let device code compile with nvcc for the GPU and
-// with a plain C++ compiler for the emulated device (CPU threads).
+/// @file
+/// @brief Compilation shims that let device code compile with nvcc for the
+/// GPU and with a plain C++ compiler for the emulated device (CPU threads).
 #pragma once
 
 #include <cstdint>
 
 #if defined(__CUDACC__)
+/// @brief Marks a function callable from host and device code
+/// (`__host__ __device__` under nvcc, nothing in a plain C++ build).
 #define GNIO_HD __host__ __device__
+/// @brief Marks a device-only function or variable (`__device__` under nvcc,
+/// nothing in a plain C++ build).
 #define GNIO_DEVICE __device__
+/// @brief Forces inlining: `__forceinline__` under nvcc,
+/// `inline __attribute__((always_inline))` otherwise.
 #define GNIO_FORCEINLINE __forceinline__
 #else
 #define GNIO_HD
@@ -14,17 +21,25 @@
 #define GNIO_FORCEINLINE inline __attribute__((always_inline))
 #endif
 
-// True while compiling the GPU side of a CUDA translation unit.
 #if defined(__CUDA_ARCH__)
 #define GNIO_DEVICE_PASS 1
 #else
+/// @brief 1 while compiling the GPU side of a CUDA translation unit
+/// (`__CUDA_ARCH__` defined), 0 in nvcc's host pass and in plain C++ builds.
 #define GNIO_DEVICE_PASS 0
 #endif
 
 namespace gnio {
 
-// How many threads cooperate in one device-API call. On the emulated
-// device a block is one CPU thread, so Warp and Block degrade to Thread.
-enum class Scope : uint8_t { Thread, Warp, Block };
+/// @brief How many threads cooperate in one device-API call.
+///
+/// Every thread of the scope must make the same call with the same
+/// arguments (the call may synchronise the scope). On the emulated device a
+/// block is one CPU thread, so Warp and Block degrade to Thread.
+enum class Scope : uint8_t {
+  Thread,  ///< One thread calls alone.
+  Warp,    ///< The 32 threads of a warp call together.
+  Block,   ///< All threads of the block call together.
+};
 
 }  // namespace gnio

@@ -1,10 +1,15 @@
-// Packet header helpers for device and host code: parse, classify (with
-// checksum state), checksum update, RSS hash and the echo transform.
-// Header-only and free of the standard library so that CUDA kernels, the
-// emulated device and the host NIC engine share one implementation. Every
-// read is bounded by the captured frame length and, past the IP header, by
-// the end of the IP datagram: a short or lying header yields a status, never
-// a read of Ethernet padding, of the next ring stride or past the buffer.
+/// @file
+/// @brief Packet header helpers for device and host code: parse, classify
+/// (with checksum state), checksum update, RSS hash and the echo transform.
+///
+/// Header-only and free of the standard library so that CUDA kernels, the
+/// emulated device and the host NIC engine share one implementation; every
+/// function is `__host__ __device__` and uses no shared state, so any
+/// thread may call it. Every read is bounded by the captured frame length
+/// and, past the IP header, by the end of the IP datagram: a short or lying
+/// header yields a status, never a read of Ethernet padding, of the next
+/// ring stride or past the buffer. Multi-byte header fields are big-endian
+/// (network order) in the frame.
 #pragma once
 
 #include <cstddef>
@@ -14,63 +19,79 @@
 
 namespace gnio::dev {
 
-// Bits of ParsedPacket::flags (and of the RX descriptor flags).
+/// @brief Bits of ParsedPacket::flags and of the RX descriptor flags
+/// (dev::Packet::flags()), as classify() and the NIC engine's RX offloads
+/// set them. Combine with bit(), test with has_flag().
 enum class PacketFlags : uint32_t {
-  None = 0,
-  L2Ether = 1u << 0,
-  Vlan = 1u << 1,       // at least one 802.1Q / 802.1ad tag
-  L3Ipv4 = 1u << 2,
-  L3Ipv6 = 1u << 3,
-  L4Udp = 1u << 4,
-  L4Tcp = 1u << 5,
-  L4Icmp = 1u << 6,
-  L4Icmpv6 = 1u << 7,
-  L4Other = 1u << 8,    // an IP payload of another protocol (ESP, SCTP, ...)
-  L3CsumGood = 1u << 9,
-  L3CsumBad = 1u << 10,
-  L4CsumGood = 1u << 11,
-  L4CsumBad = 1u << 12,
-  Fragment = 1u << 13,  // an IPv4 or IPv6 fragment; its L4 checksum is not checked
-  Truncated = 1u << 14, // the capture holds fewer bytes than a header or the IP datagram claims
-  // Set by the NIC engine from what the backend said of the frame:
-  FrameTruncated = 1u << 15,  // the frame was longer than the queue's max packet size and was cut to it
-  SyntheticL2 = 1u << 16,     // the Ethernet header was made up (the capture had SLL/NULL/raw IP framing)
-  // Checksum state, continued: the L4 checksum field holds only the
-  // pseudo-header sum, left for the NIC to finish (loopback, veth captures).
+  None = 0,              ///< No bit.
+  L2Ether = 1u << 0,     ///< An Ethernet header (14 bytes) is whole.
+  Vlan = 1u << 1,        ///< At least one 802.1Q / 802.1ad tag.
+  L3Ipv4 = 1u << 2,      ///< Ethertype IPv4 (after the VLAN tags).
+  L3Ipv6 = 1u << 3,      ///< Ethertype IPv6 (after the VLAN tags).
+  L4Udp = 1u << 4,       ///< The IP payload is UDP.
+  L4Tcp = 1u << 5,       ///< The IP payload is TCP.
+  L4Icmp = 1u << 6,      ///< The IP payload is ICMP (IPv4).
+  L4Icmpv6 = 1u << 7,    ///< The IP payload is ICMPv6.
+  L4Other = 1u << 8,     ///< An IP payload of another protocol (ESP, SCTP, ...).
+  L3CsumGood = 1u << 9,  ///< The IPv4 header checksum is right.
+  L3CsumBad = 1u << 10,  ///< The IPv4 header checksum is wrong.
+  L4CsumGood = 1u << 11, ///< The UDP/TCP/ICMP/ICMPv6 checksum is right.
+  L4CsumBad = 1u << 12,  ///< The UDP/TCP/ICMP/ICMPv6 checksum is wrong.
+  Fragment = 1u << 13,   ///< An IPv4 or IPv6 fragment; its L4 checksum is not checked.
+  Truncated = 1u << 14,  ///< The capture holds fewer bytes than a header or the IP datagram claims.
+  /// Set by the NIC engine: the frame was longer than the queue's max
+  /// packet size and was cut to it.
+  FrameTruncated = 1u << 15,
+  /// Set by the NIC engine: the Ethernet header was made up (the capture
+  /// had Linux cooked, BSD loopback or raw IP framing).
+  SyntheticL2 = 1u << 16,
+  /// Checksum state, continued: the L4 checksum field holds only the
+  /// pseudo-header sum, left for the NIC to finish (loopback, veth captures).
   L4CsumPartial = 1u << 17,
-  // The bytes contradict themselves, whatever the capture kept: a wrong IP
-  // version, an IPv4 header length under 20 or over the total length, an
-  // L4 header that does not fit in its IP datagram, a TCP data offset under
-  // 5, a UDP length under 8 or over the IP payload, an ICMP / ICMPv6
-  // message under 8 bytes.
+  /// The bytes contradict themselves, whatever the capture kept: a wrong IP
+  /// version, an IPv4 header length under 20 or over the total length, an
+  /// L4 header that does not fit in its IP datagram, a TCP data offset under
+  /// 5, a UDP length under 8 or over the IP payload, an ICMP / ICMPv6
+  /// message under 8 bytes.
   Malformed = 1u << 18,
 };
 
+/// @brief The bit of one flag, to combine flags into a mask.
+/// @param f The flag.
+/// @return Its bit as an unsigned word.
 GNIO_HD constexpr uint32_t bit(PacketFlags f) { return static_cast<uint32_t>(f); }
+/// @brief Whether a flag word has a flag set.
+/// @param flags A word of PacketFlags bits (ParsedPacket::flags, a descriptor's flags).
+/// @param f The flag to test.
+/// @return True when the bit of `f` is set in `flags`.
 GNIO_HD constexpr bool has_flag(uint32_t flags, PacketFlags f) { return (flags & bit(f)) != 0; }
 
-// Result of the in-place header transforms.
+/// @brief The result of the in-place header transforms (update_checksums(),
+/// swap_addresses()).
 enum class HeaderStatus : int32_t {
-  Ok = 0,
-  Truncated = 1,    // the capture holds fewer bytes than the headers say: left unchanged
-  Unsupported = 2,  // not an IPv4/IPv6 frame, or one the transform cannot make right: left unchanged
-  Malformed = 3,    // a header contradicts itself (PacketFlags::Malformed): left unchanged
+  Ok = 0,           ///< The transform was applied.
+  Truncated = 1,    ///< The capture holds fewer bytes than the headers say: left unchanged.
+  Unsupported = 2,  ///< Not an IPv4/IPv6 frame, or one the transform cannot make right: left unchanged.
+  Malformed = 3,    ///< A header contradicts itself (PacketFlags::Malformed): left unchanged.
 };
 
+/// @brief What parse_packet() found in a frame: flags and header offsets.
+///
+/// All offsets count bytes from the start of the frame.
 struct ParsedPacket {
-  uint32_t flags = 0;            // PacketFlags bits
-  uint16_t l3_offset = 0;        // first byte of the IP header
-  uint16_t l4_offset = 0;        // first byte of the L4 header (after IPv6 extension headers)
-  uint16_t payload_offset = 0;   // first byte after the L4 header; l4_offset while that header is not whole
-  uint16_t ethertype = 0;        // after the VLAN tags
-  uint16_t vlan_tci[2] = {0, 0}; // outer, inner
-  uint8_t vlan_count = 0;
-  uint8_t l4_proto = 0;          // IP protocol / IPv6 next header of the L4 header
-  uint16_t routing_offset = 0;   // first byte of the IPv6 routing header; 0: none
-  // One past the last byte of the IP datagram that the frame holds: the
-  // datagram's own end (Ethernet padding excluded), or the frame's end when
-  // the capture cut the datagram (then Truncated). 0 while the IP header
-  // itself is cut or malformed. Every read past the IP header stops here.
+  uint32_t flags = 0;            ///< PacketFlags bits.
+  uint16_t l3_offset = 0;        ///< First byte of the IP header (after the VLAN tags).
+  uint16_t l4_offset = 0;        ///< First byte of the L4 header (after IPv6 extension headers).
+  uint16_t payload_offset = 0;   ///< First byte after the L4 header; l4_offset while that header is not whole.
+  uint16_t ethertype = 0;        ///< The ethertype after the VLAN tags.
+  uint16_t vlan_tci[2] = {0, 0}; ///< Tag control information of the outer and inner VLAN tag.
+  uint8_t vlan_count = 0;        ///< VLAN tags parsed, 0..2.
+  uint8_t l4_proto = 0;          ///< IP protocol / IPv6 next header of the L4 header.
+  uint16_t routing_offset = 0;   ///< First byte of the IPv6 routing header; 0: none.
+  /// One past the last byte of the IP datagram that the frame holds: the
+  /// datagram's own end (Ethernet padding excluded), or the frame's end when
+  /// the capture cut the datagram (then Truncated). 0 while the IP header
+  /// itself is cut or malformed. Every read past the IP header stops here.
   uint32_t l3_end = 0;
 };
 
@@ -185,16 +206,21 @@ GNIO_HD inline bool whole(const ParsedPacket& out) { return !has_flag(out.flags,
 
 }  // namespace detail
 
-// Parses Ethernet, up to two VLAN tags, IPv4 (with options) or IPv6 (with
-// hop-by-hop, routing, destination-options and fragment headers), then UDP,
-// TCP, ICMP or ICMPv6. Returns true for a whole, well-formed packet. False
-// when the capture cut a header or the IP datagram (flags then hold what
-// was recognised plus Truncated; the headers that are whole are parsed and
-// their offsets set) or when a header is malformed (flags hold what was
-// recognised plus Malformed; see PacketFlags::Malformed). A frame of
-// another ethertype, or with a third VLAN tag, parses as L2 only and
-// returns true. Non-first fragments carry no L4 header: they get Fragment
-// and no L4 flag.
+/// @brief Parses Ethernet, up to two VLAN tags, IPv4 (with options) or
+/// IPv6 (with up to eight hop-by-hop, routing, destination-options and
+/// fragment headers), then UDP, TCP, ICMP or ICMPv6.
+///
+/// A frame of another ethertype, or with a third VLAN tag, parses as L2
+/// only and returns true. Non-first fragments carry no L4 header: they get
+/// Fragment and no L4 flag.
+/// @param p The frame, starting at the Ethernet header.
+/// @param len Bytes of the frame that were captured.
+/// @param out Overwritten with the flags and offsets found. After a false
+///        return the headers that are whole are parsed and their offsets set.
+/// @return True for a whole, well-formed packet. False when the capture cut
+///         a header or the IP datagram (flags then hold what was recognised
+///         plus Truncated) or when a header is malformed (flags hold what
+///         was recognised plus Malformed).
 GNIO_HD inline bool parse_packet(const uint8_t* p, uint32_t len, ParsedPacket& out) {
   out = ParsedPacket{};
   auto cut = [&out]() {
@@ -295,12 +321,18 @@ GNIO_HD inline uint32_t fold16(uint64_t sum) {
 
 }  // namespace detail
 
-// The 16-bit ones' complement sum (RFC 1071) of `len` bytes read as
-// big-endian words (an odd last byte is padded with zero), added to
-// `initial` (an earlier, unfolded or folded, partial sum). Not inverted.
-// It sums little-endian 32-bit words and swaps the folded result: the ones'
-// complement sum does not depend on byte order (RFC 1071, 2(B)), and wide
-// words let the compiler vectorise the loop.
+/// @brief The 16-bit ones' complement sum (RFC 1071) of `len` bytes read as
+/// big-endian words, not inverted.
+///
+/// It sums little-endian 32-bit words and swaps the folded result: the
+/// ones' complement sum does not depend on byte order (RFC 1071, 2(B)), and
+/// wide words let the compiler vectorise the loop. Needs a little-endian
+/// machine (checked at compile time).
+/// @param p The bytes, at any alignment.
+/// @param len Bytes to sum; an odd last byte is padded with zero.
+/// @param initial An earlier partial sum (folded, or unfolded up to 32
+///        bits) to add, e.g. pseudo_header_sum().
+/// @return The folded sum, 0..0xFFFF (0xFFFF when a checksummed region is right).
 GNIO_HD inline uint16_t ones_complement_sum(const uint8_t* p, uint32_t len, uint32_t initial = 0) {
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the word-wise sum assumes a little-endian machine");
   uint64_t le = 0;
@@ -313,8 +345,11 @@ GNIO_HD inline uint16_t ones_complement_sum(const uint8_t* p, uint32_t len, uint
   return static_cast<uint16_t>(detail::fold16(static_cast<uint64_t>(be) + initial));
 }
 
-// The Internet checksum: the inverted ones' complement sum, ready to store
-// big-endian in a checksum field that was zero while summing.
+/// @brief The Internet checksum: the inverted ones' complement sum.
+/// @param p The bytes; the checksum field among them must be zero.
+/// @param len Bytes to sum.
+/// @param initial An earlier partial sum to add (see ones_complement_sum()).
+/// @return The checksum, ready to store big-endian in the field.
 GNIO_HD inline uint16_t internet_checksum(const uint8_t* p, uint32_t len, uint32_t initial = 0) {
   return static_cast<uint16_t>(~ones_complement_sum(p, len, initial));
 }
@@ -331,8 +366,13 @@ GNIO_HD inline uint32_t l4_length(const uint8_t* p, const ParsedPacket& pp) {
 
 }  // namespace detail
 
-// Folded sum of the TCP/UDP/ICMPv6 pseudo-header of a whole parsed IPv4/IPv6
-// packet: addresses, protocol and L4 length. ICMPv4 has no pseudo-header.
+/// @brief The folded sum of the TCP/UDP/ICMPv6 pseudo-header: addresses,
+/// protocol and L4 length (the UDP length field for UDP, the rest of the
+/// IP datagram otherwise). ICMPv4 has no pseudo-header.
+/// @param p The frame.
+/// @param pp What parse_packet() found in it: a whole IPv4 or IPv6 packet
+///        with a whole L4 header.
+/// @return The folded sum, to pass as `initial` to ones_complement_sum().
 GNIO_HD inline uint16_t pseudo_header_sum(const uint8_t* p, const ParsedPacket& pp) {
   const uint32_t l4_len = detail::l4_length(p, pp);
   const uint32_t sum = static_cast<uint32_t>(pp.l4_proto) + (l4_len & 0xFFFF) + (l4_len >> 16);
@@ -378,20 +418,25 @@ GNIO_HD inline uint32_t ipv4_header_length(const uint8_t* p, const ParsedPacket&
 
 }  // namespace detail
 
-// The flags of a parsed packet (whatever parse_packet() returned) plus its
-// checksum state.
-// - L3 (IPv4 only): L3CsumGood or L3CsumBad whenever the IPv4 header is
-//   whole and well-formed, even if the capture cut the datagram or an L4
-//   header is cut or malformed; neither otherwise, and never for IPv6.
-// - L4 (UDP, TCP, ICMP; UDP, TCP, ICMPv6 with the pseudo-header): exactly
-//   one of L4CsumGood, L4CsumPartial (UDP/TCP whose field holds only the
-//   pseudo-header sum, left for the NIC to finish) and L4CsumBad for a
-//   whole, well-formed datagram; none for fragments, cut or malformed
-//   packets, packets still on their way along an IPv6 routing header, and
-//   IPv4 UDP with a zero checksum field (RFC 768: no checksum computed).
-// l4_sum, if given, is ones_complement_sum() of the bytes the L4 checksum
-// covers (detail::l4_length() bytes at pp.l4_offset) without the
-// pseudo-header, summed elsewhere (a warp sums its packets' bytes together).
+/// @brief The flags of a parsed packet plus its checksum state.
+///
+/// - L3 (IPv4 only): L3CsumGood or L3CsumBad whenever the IPv4 header is
+///   whole and well-formed, even if the capture cut the datagram or an L4
+///   header is cut or malformed; neither otherwise, and never for IPv6.
+/// - L4 (UDP, TCP, ICMP; UDP, TCP, ICMPv6 with the pseudo-header): exactly
+///   one of L4CsumGood, L4CsumPartial (UDP/TCP whose field holds only the
+///   pseudo-header sum, left for the NIC to finish) and L4CsumBad for a
+///   whole, well-formed datagram; none for fragments, cut or malformed
+///   packets, packets still on their way along an IPv6 routing header
+///   (segments left > 0), and IPv4 UDP with a zero checksum field (RFC 768:
+///   no checksum computed).
+/// @param p The frame.
+/// @param pp What parse_packet() found in it (whatever it returned).
+/// @param l4_sum Optional: ones_complement_sum() of the bytes the L4
+///        checksum covers (from pp.l4_offset: the UDP length for UDP, to
+///        pp.l3_end otherwise) without the pseudo-header, summed elsewhere
+///        (a warp sums its packets' bytes together); nullptr: summed here.
+/// @return pp.flags with the checksum bits added.
 GNIO_HD inline uint32_t checksum_state(const uint8_t* p, const ParsedPacket& pp, const uint16_t* l4_sum = nullptr) {
   uint32_t flags = pp.flags;
   if (detail::l3_checksummed(pp)) {
@@ -413,7 +458,10 @@ GNIO_HD inline uint32_t checksum_state(const uint8_t* p, const ParsedPacket& pp,
   return flags | bit(offloadable && stored == pseudo ? PacketFlags::L4CsumPartial : PacketFlags::L4CsumBad);
 }
 
-// parse_packet() plus checksum_state().
+/// @brief parse_packet() plus checksum_state(): the PacketFlags of a frame.
+/// @param p The frame.
+/// @param len Bytes of the frame that were captured.
+/// @return The PacketFlags bits, checksum state included.
 GNIO_HD inline uint32_t classify(const uint8_t* p, uint32_t len) {
   ParsedPacket pp;
   parse_packet(p, len, pp);
@@ -429,10 +477,15 @@ GNIO_HD inline HeaderStatus refusal(const ParsedPacket& pp) {
 
 }  // namespace detail
 
-// Recomputes, in place, the IPv4 header checksum and the L4 checksum (UDP,
-// TCP, ICMP, ICMPv6) wherever classify() would check them. A cut or
-// malformed packet is left unchanged (Truncated / Malformed), as is a
-// non-IP frame (Unsupported).
+/// @brief Recomputes, in place, the IPv4 header checksum and the L4
+/// checksum (UDP, TCP, ICMP, ICMPv6) wherever classify() would check them.
+///
+/// A UDP checksum that computes to 0 is written as 0xFFFF (a zero field
+/// means "no checksum").
+/// @param p The frame, modified in place.
+/// @param len Bytes of the frame.
+/// @return Ok; Truncated or Malformed for a cut or malformed packet and
+///         Unsupported for a non-IP frame, each left unchanged.
 GNIO_HD inline HeaderStatus update_checksums(uint8_t* p, uint32_t len) {
   ParsedPacket pp;
   if (!parse_packet(p, len, pp)) return detail::refusal(pp);
@@ -453,8 +506,13 @@ GNIO_HD inline HeaderStatus update_checksums(uint8_t* p, uint32_t len) {
   return HeaderStatus::Ok;
 }
 
-// Toeplitz hash (the Microsoft RSS algorithm) of `n` input bytes under the
-// 40-byte `key` (input bytes + 4 must not exceed the key length).
+/// @brief The Toeplitz hash (the Microsoft RSS algorithm) of `n` input bytes.
+/// @param key The hash key, e.g. rss_default_key().bytes.
+/// @param key_len Bytes of the key, at least 4 and at least `n` + 4 for
+///        the standard result (missing key bits count as zero).
+/// @param in The input, e.g. from rss_input().
+/// @param n Bytes of input.
+/// @return The 32-bit hash.
 GNIO_HD inline uint32_t toeplitz_hash(const uint8_t* key, uint32_t key_len, const uint8_t* in, uint32_t n) {
   uint32_t hash = 0;
   // The 32-bit key window that lines up with the current input bit.
@@ -469,24 +527,33 @@ GNIO_HD inline uint32_t toeplitz_hash(const uint8_t* key, uint32_t key_len, cons
   return hash;
 }
 
-// The common default RSS key (Microsoft RSS specification).
+/// @brief A 40-byte RSS hash key.
 struct RssKey {
-  uint8_t bytes[40];
+  uint8_t bytes[40];  ///< The key bytes, in the order the hash consumes them.
 };
+/// @brief The common default RSS key (Microsoft RSS specification), as
+///        NICs use it without configuration.
+/// @return The key.
 GNIO_HD constexpr RssKey rss_default_key() {
   return {{0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,
            0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
            0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa}};
 }
 
-// The longest RSS input: IPv6 source and destination, two ports.
+/// @brief The longest RSS input in bytes: IPv6 source and destination, two ports.
 inline constexpr uint32_t kRssMaxInput = 36;
 
-// The bytes a NIC hashes for RSS, into `in`: source address, destination
-// address and, for whole UDP or TCP headers outside fragments, source and
-// destination port; the addresses only for other IP packets and all
-// fragments. Returns their count; 0 for non-IP packets and those whose IP
-// header is cut or malformed. Reads only what parse_packet() found whole.
+/// @brief The bytes a NIC hashes for RSS: source address, destination
+/// address and, for whole UDP or TCP headers outside fragments, source and
+/// destination port; the addresses only for other IP packets and all
+/// fragments.
+///
+/// Reads only what parse_packet() found whole.
+/// @param p The frame.
+/// @param pp What parse_packet() found in it.
+/// @param in Receives the input bytes, in frame order.
+/// @return Bytes written to `in`: 12 or 8 for IPv4, 36 or 32 for IPv6; 0
+///         for non-IP packets and those whose IP header is cut or malformed.
 GNIO_HD inline uint32_t rss_input(const uint8_t* p, const ParsedPacket& pp, uint8_t (&in)[kRssMaxInput]) {
   if (pp.l3_end == 0) return 0;
   uint32_t n = 0;
@@ -503,8 +570,11 @@ GNIO_HD inline uint32_t rss_input(const uint8_t* p, const ParsedPacket& pp, uint
   return n;
 }
 
-// RSS hash of a frame as a NIC computes it with the default key: Toeplitz
-// over rss_input(). 0 for non-IP, cut or malformed frames.
+/// @brief The RSS hash of a frame as a NIC computes it with the default
+/// key: toeplitz_hash() of rss_input() under rss_default_key().
+/// @param p The frame.
+/// @param len Bytes of the frame that were captured.
+/// @return The hash; 0 for non-IP, cut or malformed frames.
 GNIO_HD inline uint32_t rss_hash(const uint8_t* p, uint32_t len) {
   ParsedPacket pp;
   if (!parse_packet(p, len, pp)) return 0;
@@ -515,14 +585,20 @@ GNIO_HD inline uint32_t rss_hash(const uint8_t* p, uint32_t len) {
   return toeplitz_hash(key.bytes, sizeof(key.bytes), in, n);
 }
 
-// The echo transform, in place: swaps Ethernet, IP and UDP/TCP source and
-// destination, and turns an ICMP / ICMPv6 echo request into an echo reply.
-// All checksums that were valid stay valid: swapping keeps every ones'
-// complement sum, and the ICMP type change is patched incrementally
-// (RFC 1624). Left unchanged: non-IP frames and IPv6 packets with a routing
-// header (Unsupported: a reply must neither carry the request's source
-// route back nor come from an address on it), cut packets (Truncated) and
-// malformed ones (Malformed), e.g. an ICMP echo request under 8 bytes.
+/// @brief The echo transform, in place: swaps Ethernet, IP and UDP/TCP
+/// source and destination, and turns an ICMP / ICMPv6 echo request into an
+/// echo reply.
+///
+/// All checksums that were valid stay valid: swapping keeps every ones'
+/// complement sum, and the ICMP type change is patched incrementally
+/// (RFC 1624).
+/// @param p The frame, modified in place.
+/// @param len Bytes of the frame.
+/// @return Ok; left unchanged: Unsupported for non-IP frames and IPv6
+///         packets with a routing header (a reply must neither carry the
+///         request's source route back nor come from an address on it),
+///         Truncated for cut packets, Malformed for malformed ones (e.g. an
+///         ICMP echo request under 8 bytes).
 GNIO_HD inline HeaderStatus swap_addresses(uint8_t* p, uint32_t len) {
   ParsedPacket pp;
   if (!parse_packet(p, len, pp)) return detail::refusal(pp);
@@ -557,8 +633,13 @@ GNIO_HD inline HeaderStatus swap_addresses(uint8_t* p, uint32_t len) {
   return HeaderStatus::Ok;
 }
 
-// 64-bit FNV-1a over bytes: a cheap fingerprint to compare packet streams.
-// Chain calls by passing the previous result as `h`.
+/// @brief 64-bit FNV-1a over bytes: a cheap fingerprint to compare packet
+/// streams (not a cryptographic hash).
+/// @param p The bytes.
+/// @param len Bytes to hash.
+/// @param h The state to continue from: the FNV offset basis for a new
+///        hash, or the previous result to chain calls.
+/// @return The updated hash.
 GNIO_HD inline uint64_t fnv1a64(const uint8_t* p, size_t len, uint64_t h = 14695981039346656037ull) {
   for (size_t i = 0; i < len; ++i) {
     h ^= p[i];

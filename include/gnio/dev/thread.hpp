@@ -1,5 +1,7 @@
-// Where the calling thread sits in the launch. On the GPU these are the CUDA
-// built-ins; on the emulated device each block is one CPU thread.
+/// @file
+/// @brief Where the calling thread sits in the launch, clocks, and polling
+/// back-off. On the GPU these are the CUDA built-ins; on the emulated
+/// device each block is one CPU thread (thread 0 of a block of 1).
 #pragma once
 
 #include <cstdint>
@@ -10,19 +12,30 @@
 namespace gnio::dev {
 
 #if !GNIO_DEVICE_PASS
+/// @brief The launch position of a CPU thread that runs one block of an
+/// emulated kernel. Host code only (not in nvcc's device pass).
 struct EmulatedThread {
-  uint32_t block_index = 0;
-  uint32_t grid_dim = 1;
+  uint32_t block_index = 0;  ///< The block this thread runs, 0..grid_dim-1.
+  uint32_t grid_dim = 1;     ///< Blocks in the launch.
 };
+/// @brief The calling CPU thread's launch position; set by the emulated
+/// launcher (PersistentKernel::launch()) before the kernel body runs, read
+/// by block_index() and grid_dim(). Host code only.
 inline thread_local EmulatedThread emulated_thread;
 #endif
 
-// Lets a spinning CPU thread give the core to the NIC engine (the emulated
-// device usually has fewer cores than threads that want them).
+/// @brief Lets a spinning CPU thread give the core away: a pause below 256
+/// spins, then a yield, then (from 8192 spins) a 20 µs sleep. Host only;
+/// the emulated device usually has fewer cores than threads that want them.
+/// @param spins How many times the caller has polled without success.
 void host_backoff(uint32_t spins) noexcept;
-// CLOCK_REALTIME in nanoseconds: the clock send times are given in.
+/// @brief CLOCK_REALTIME in nanoseconds: the clock send times are given in.
+///        Host only.
+/// @return Nanoseconds since the Unix epoch.
 uint64_t host_now_ns() noexcept;
 
+/// @brief The calling thread's index in its block (threadIdx.x).
+/// @return 0..block_dim()-1; 0 on the emulated device.
 GNIO_HD GNIO_FORCEINLINE uint32_t thread_index() {
 #if GNIO_DEVICE_PASS
   return threadIdx.x;
@@ -31,6 +44,8 @@ GNIO_HD GNIO_FORCEINLINE uint32_t thread_index() {
 #endif
 }
 
+/// @brief Threads per block (blockDim.x).
+/// @return LaunchConfig::block on the GPU; 1 on the emulated device.
 GNIO_HD GNIO_FORCEINLINE uint32_t block_dim() {
 #if GNIO_DEVICE_PASS
   return blockDim.x;
@@ -39,6 +54,8 @@ GNIO_HD GNIO_FORCEINLINE uint32_t block_dim() {
 #endif
 }
 
+/// @brief The calling thread's block (blockIdx.x).
+/// @return 0..grid_dim()-1.
 GNIO_HD GNIO_FORCEINLINE uint32_t block_index() {
 #if GNIO_DEVICE_PASS
   return blockIdx.x;
@@ -47,6 +64,8 @@ GNIO_HD GNIO_FORCEINLINE uint32_t block_index() {
 #endif
 }
 
+/// @brief Blocks in the launch (gridDim.x).
+/// @return LaunchConfig::grid.
 GNIO_HD GNIO_FORCEINLINE uint32_t grid_dim() {
 #if GNIO_DEVICE_PASS
   return gridDim.x;
@@ -55,6 +74,8 @@ GNIO_HD GNIO_FORCEINLINE uint32_t grid_dim() {
 #endif
 }
 
+/// @brief The calling thread's lane in its warp.
+/// @return 0..31; 0 on the emulated device.
 GNIO_HD GNIO_FORCEINLINE uint32_t lane_index() {
 #if GNIO_DEVICE_PASS
   return threadIdx.x & 31u;
@@ -63,20 +84,27 @@ GNIO_HD GNIO_FORCEINLINE uint32_t lane_index() {
 #endif
 }
 
+/// @brief Block barrier (__syncthreads()); every thread of the block must
+///        call it. A no-op on the emulated device.
 GNIO_HD GNIO_FORCEINLINE void sync_block() {
 #if GNIO_DEVICE_PASS
   __syncthreads();
 #endif
 }
 
+/// @brief Warp barrier (__syncwarp()); every lane of the warp must call
+///        it. A no-op on the emulated device.
 GNIO_HD GNIO_FORCEINLINE void sync_warp() {
 #if GNIO_DEVICE_PASS
   __syncwarp();
 #endif
 }
 
-// Rank of the calling thread within a scope and the scope's size, for
-// spreading a burst's packets over the threads that received it together.
+/// @brief The calling thread's rank within a scope, for spreading a
+///        burst's packets over the threads that received it together.
+/// @tparam S The scope.
+/// @return 0 for Scope::Thread, lane_index() for Warp, thread_index() for
+///         Block; 0 on the emulated device.
 template <Scope S>
 GNIO_HD GNIO_FORCEINLINE uint32_t scope_rank() {
   if constexpr (S == Scope::Thread) return 0;
@@ -84,6 +112,10 @@ GNIO_HD GNIO_FORCEINLINE uint32_t scope_rank() {
   else return thread_index();
 }
 
+/// @brief The number of threads in a scope (the stride for scope_rank()).
+/// @tparam S The scope.
+/// @return 1 for Scope::Thread, 32 for Warp, block_dim() for Block; 1 on
+///         the emulated device.
 template <Scope S>
 GNIO_HD GNIO_FORCEINLINE uint32_t scope_size() {
 #if GNIO_DEVICE_PASS
@@ -95,9 +127,14 @@ GNIO_HD GNIO_FORCEINLINE uint32_t scope_size() {
 #endif
 }
 
-// True when v is true in every thread of the scope: a decision all the
-// threads of a warp or block take together (e.g. leaving the loop), so that
-// none is left waiting at a barrier.
+/// @brief A decision all the threads of a scope take together (e.g.
+///        leaving the loop), so that none is left waiting at a barrier.
+///
+/// Every thread of the scope must call it (it is a warp vote or a block
+/// barrier).
+/// @tparam S The scope.
+/// @param v This thread's vote.
+/// @return True when `v` is true in every thread of the scope.
 template <Scope S>
 GNIO_HD GNIO_FORCEINLINE bool scope_all(bool v) {
 #if GNIO_DEVICE_PASS
@@ -107,8 +144,10 @@ GNIO_HD GNIO_FORCEINLINE bool scope_all(bool v) {
   return v;
 }
 
-// Nanoseconds on a clock the host engine shares: CLOCK_REALTIME on the host,
-// %globaltimer on the GPU (driven from the same system time on Linux).
+/// @brief Nanoseconds on a clock the host engine shares: CLOCK_REALTIME on
+///        the host, `%%globaltimer` on the GPU (driven from the same system
+///        time on Linux). For timestamps and send times.
+/// @return Nanoseconds since the Unix epoch.
 GNIO_HD GNIO_FORCEINLINE uint64_t now_ns() {
 #if GNIO_DEVICE_PASS
   uint64_t t;
@@ -119,11 +158,15 @@ GNIO_HD GNIO_FORCEINLINE uint64_t now_ns() {
 #endif
 }
 
-// A clock for waits and intervals that need no agreement with the host:
-// the SM's cycle counter halved on the GPU (nanoseconds at 2 GHz, so at a
-// lower clock an interval lasts longer than asked, never shorter), the
-// host clock on the emulated device. Polling loops use it rather than
-// %globaltimer, a timer outside the SM.
+/// @brief A clock for waits and intervals that need no agreement with the
+///        host.
+///
+/// The SM's cycle counter halved on the GPU (nanoseconds at 2 GHz, so at a
+/// lower clock an interval lasts longer than asked, never shorter), the
+/// host clock on the emulated device. Polling loops use it rather than
+/// `%%globaltimer`, a timer outside the SM. Values of different SMs are not
+/// comparable.
+/// @return Nanoseconds (approximately) on an arbitrary origin.
 GNIO_HD GNIO_FORCEINLINE uint64_t wait_clock_ns() {
 #if GNIO_DEVICE_PASS
   return static_cast<uint64_t>(clock64()) / 2;
@@ -132,7 +175,9 @@ GNIO_HD GNIO_FORCEINLINE uint64_t wait_clock_ns() {
 #endif
 }
 
-// Back off while polling: a short sleep on the GPU, yield/sleep on the host.
+/// @brief Backs off while polling: a 32 ns sleep on the GPU for the first 8
+///        spins, 256 ns after; host_backoff() on the emulated device.
+/// @param spins How many times the caller has polled without success.
 GNIO_HD GNIO_FORCEINLINE void backoff(uint32_t spins) {
 #if GNIO_DEVICE_PASS
   __nanosleep(spins < 8 ? 32 : 256);
