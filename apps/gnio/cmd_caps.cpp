@@ -6,11 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../../src/backends/dpdk/report.hpp"
-#include "../../src/caps/nic_afxdp.hpp"
 #include "commands.hpp"
 #include "core/text_escape.hpp"
 #include "gnio/capabilities.hpp"
+#include "gnio/driver_report.hpp"
 #include "options.hpp"
 
 namespace gnio::cli {
@@ -87,22 +86,19 @@ void run_diff(const CapsOptions& o) {
 void run_caps(const CapsOptions& o) {
   if (!o.diff.empty()) return run_diff(o);
   CapabilityReport r = discover(o.target.nic, o.target.gpu);
-  // An afxdp spec also shows what the kernel says of its interface.
-  auto iface = caps::afxdp_interface_report(o.target.nic);
-  // A dpdk spec also shows what DPDK says of its port.
-  auto port = caps::dpdk_port_report(o.target.nic);
+  // A live driver also shows what it says of its NIC (afxdp: the kernel
+  // of the interface, dpdk: DPDK of the port).
+  auto nic = describe_nic(o.target.nic);
   if (o.json) {
-    if (!iface && !port) std::cout << to_json(r) << "\n";
+    if (!nic) std::cout << to_json(r) << "\n";
     else {
       nlohmann::json j = nlohmann::json::parse(to_json(r, -1));
-      if (iface) j["nic"]["interface"] = nlohmann::json::parse(iface->json);
-      if (port) j["nic"]["dpdk_port"] = nlohmann::json::parse(port->json);
+      j["nic"][nic->json_key] = nlohmann::json::parse(nic->json);
       std::cout << json_text(j) << "\n";
     }
   } else {
     std::cout << format_report(r);
-    if (iface) std::cout << "\nAF_XDP interface (" << o.target.nic << ")\n" << iface->text;
-    if (port) std::cout << "\nDPDK port (" << o.target.nic << ")\n" << port->text;
+    if (nic) std::cout << "\n" << nic->title << " (" << o.target.nic << ")\n" << nic->text;
   }
   if (!o.save.empty()) save_snapshot(r, o.save);
   // An axis the user named explicitly and that could not be queried is an

@@ -72,9 +72,9 @@ Result<std::unique_ptr<Backend>> open_backend(std::string_view spec) {
     std::string_view name;
     Result<std::unique_ptr<Backend>> (*open)(std::string_view);
   };
-  static constexpr Driver kDrivers[] = {{"pcap", open_pcap},   {"pcap-out", open_pcap_out}, {"synthetic", open_synthetic},
-                                        {"loop", open_loop},   {"afxdp", open_afxdp},       {"dpdk", open_dpdk},
-                                        {"fault", open_fault}, {"mem", open_mem}};
+#define GNIO_OPEN_ROW(name, open, describe) Driver{name, open},
+  static constexpr Driver kDrivers[] = {GNIO_DRIVER_TABLE(GNIO_OPEN_ROW)};
+#undef GNIO_OPEN_ROW
   const std::string_view driver = spec_driver(spec);
   std::string known;
   for (const Driver& d : kDrivers) {

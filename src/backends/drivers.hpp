@@ -1,5 +1,6 @@
-// What the backend drivers share: their open functions (dispatched by
-// open_backend), the wall clock, rate pacing and a per-burst frame arena.
+// What the backend drivers share: the driver table (their open functions,
+// dispatched by open_backend, and their NIC reports), the wall clock, rate
+// pacing and a per-burst frame arena.
 #pragma once
 
 #include <chrono>
@@ -22,6 +23,23 @@ Result<std::unique_ptr<Backend>> open_afxdp(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_dpdk(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_fault(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_mem(std::string_view spec);
+
+// The driver table, one row per driver: the name a spec starts with, the
+// function that opens its specs, and the one that describes its NIC for
+// `gnio caps` (gnio::describe_nic; nullptr where EthCaps says all there is).
+// open_backend() (backend.cpp) reads the first two columns and
+// describe_nic() (driver_report.cpp) the first and the third, each in its
+// own file, so that a program that only opens specs (the fuzz targets)
+// links no driver's report. The order is the one errors list drivers in.
+#define GNIO_DRIVER_TABLE(ROW)                             \
+  ROW("pcap", open_pcap, nullptr)                          \
+  ROW("pcap-out", open_pcap_out, nullptr)                  \
+  ROW("synthetic", open_synthetic, nullptr)                \
+  ROW("loop", open_loop, nullptr)                          \
+  ROW("afxdp", open_afxdp, ::gnio::caps::afxdp_interface_report) \
+  ROW("dpdk", open_dpdk, ::gnio::caps::dpdk_port_report)   \
+  ROW("fault", open_fault, nullptr)                        \
+  ROW("mem", open_mem, nullptr)
 
 // The frame limit of the backends that make or carry frames (synthetic, mem,
 // loop): the largest jumbo frame NICs commonly take. pcap replays frames as

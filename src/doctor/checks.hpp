@@ -52,6 +52,7 @@ CheckResult check_cuda_set_device(const Environment&, const Request&);
 CheckResult check_gpudirect_peermem(const Environment&, const Request&);
 CheckResult check_gpudirect_dmabuf(const Environment&, const Request&);
 CheckResult check_nic_open(const Environment&, const Request&);
+// The afxdp driver's rows, with the driver in backends/afxdp/doctor.cpp.
 CheckResult check_afxdp_interface(const Environment&, const Request&);
 CheckResult check_afxdp_xdp_program(const Environment&, const Request&);
 CheckResult check_host_privileges(const Environment&, const Request&);

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "backends/afxdp/caps.hpp"
 #include "backends/afxdp/iface.hpp"
-#include "caps/nic_afxdp.hpp"
 #include "gnio/eth.hpp"
 #include "net_fixture.hpp"
 

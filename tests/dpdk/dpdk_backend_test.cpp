@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "backends/dpdk/report.hpp"
+#include "backends/dpdk/caps.hpp"
 
 namespace gnio::backend {
 namespace {

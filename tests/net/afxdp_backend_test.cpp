@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/afxdp/caps.hpp"
 #include "backends/afxdp/iface.hpp"
 #include "backends/backend.hpp"
-#include "caps/nic_afxdp.hpp"
 #include "gnio/doctor.hpp"
 #include "net_fixture.hpp"
 

@@ -27,7 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/dpdk/port_api.h"
-#include "backends/dpdk/report.hpp"
+#include "backends/dpdk/caps.hpp"
 #include "backends/drivers.hpp"
 #include "backends/spec.hpp"
 #include "core/log.hpp"
@@ -496,7 +496,7 @@ std::string joined(const char* s) { return *s ? s : "none"; }
 
 }  // namespace
 
-std::optional<DpdkPortReport> dpdk_port_report(std::string_view text) {
+std::optional<DriverReport> dpdk_port_report(std::string_view text) {
   using backend::ArgMode;
   using backend::Spec;
   if (backend::spec_driver(text) != "dpdk") return std::nullopt;
@@ -506,7 +506,7 @@ std::optional<DpdkPortReport> dpdk_port_report(std::string_view text) {
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   };
   auto fail = [&](const std::string& why) {
-    return DpdkPortReport{"  " + why + "\n", json_text({{"error", escape_text(why)}})};
+    return DriverReport{"DPDK port", "dpdk_port", "  " + why + "\n", json_text({{"error", escape_text(why)}})};
   };
   auto spec = Spec::parse(text, ArgMode::Required, {"queues", "eal", "mbuf_mem", "rxd", "txd", "mbufs", "frame"});
   if (!spec) return fail(spec.status().to_string());
@@ -564,7 +564,7 @@ std::optional<DpdkPortReport> dpdk_port_report(std::string_view text) {
   t += std::string("  link ") + (i.link_up ? "up" : "down") + ", " + std::to_string(i.link_speed_mbps) + " Mb/s\n";
   t += std::string("  RX frames in gnio's memory: ") +
        (i.can_dma_map ? "DMA-mapped (rte_dev_dma_map, IOVA as VA)" : "written by the CPU (virtual device)") + "\n";
-  return DpdkPortReport{t, json_text(j)};
+  return DriverReport{"DPDK port", "dpdk_port", t, json_text(j)};
 }
 
 }  // namespace gnio::caps

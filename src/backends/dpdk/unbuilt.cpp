@@ -1,7 +1,7 @@
 // dpdk:PORT[,...] in a gnio built without DPDK's headers (libdpdk from pkg-config).
 #include <string>
 
-#include "backends/dpdk/report.hpp"
+#include "backends/dpdk/caps.hpp"
 #include "backends/drivers.hpp"
 #include "backends/spec.hpp"
 
@@ -19,10 +19,10 @@ Result<std::unique_ptr<Backend>> open_dpdk(std::string_view spec) {
 
 namespace gnio::caps {
 
-std::optional<DpdkPortReport> dpdk_port_report(std::string_view spec) {
+std::optional<DriverReport> dpdk_port_report(std::string_view spec) {
   if (backend::spec_driver(spec) != "dpdk") return std::nullopt;
   const std::string why = "the dpdk driver is not built into this gnio (install dpdk-dev and rebuild)";
-  return DpdkPortReport{"  " + why + "\n", "{\"error\": \"" + why + "\"}"};
+  return DriverReport{"DPDK port", "dpdk_port", "  " + why + "\n", "{\"error\": \"" + why + "\"}"};
 }
 
 }  // namespace gnio::caps

@@ -1,4 +1,4 @@
-#include "caps/nic_afxdp.hpp"
+#include "backends/afxdp/caps.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -37,9 +37,11 @@ std::string auto_mode(const IfaceFacts& f) {
 
 }  // namespace
 
-std::optional<AfxdpInterfaceReport> afxdp_interface_report(std::string_view text) {
+std::optional<DriverReport> afxdp_interface_report(std::string_view text) {
   if (backend::spec_driver(text) != "afxdp") return std::nullopt;
-  AfxdpInterfaceReport r;
+  DriverReport r;
+  r.title = "AF_XDP interface";
+  r.json_key = "interface";
   nlohmann::json j;
   auto spec = backend::Spec::parse(text, backend::ArgMode::Required,
                                    {"queue", "queues", "mode", "frame", "ring", "busy_poll"});

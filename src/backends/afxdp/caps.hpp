@@ -2,21 +2,18 @@
 // the XDP modes the driver has, MTU against the frame size, the driver and
 // any XDP program already attached; then the XDP mode the spec runs in
 // (EthCaps::xdp_mode), learnt by opening it once (attach, bind, detach).
+// The afxdp row of the driver table (backends/drivers.hpp) names it.
 #pragma once
 
 #include <optional>
-#include <string>
 #include <string_view>
+
+#include "gnio/driver_report.hpp"
 
 namespace gnio::caps {
 
-struct AfxdpInterfaceReport {
-  std::string text;  // indented lines for `gnio caps`
-  std::string json;  // one JSON object
-};
-
 // nullopt for specs of other drivers; for an afxdp spec whose interface
 // cannot be queried, the report says why.
-std::optional<AfxdpInterfaceReport> afxdp_interface_report(std::string_view spec);
+std::optional<DriverReport> afxdp_interface_report(std::string_view spec);
 
 }  // namespace gnio::caps
