@@ -26,7 +26,7 @@
 #include "backends/synthetic.hpp"
 #include "engine/rx_engine.hpp"
 #include "engine/rx_metadata.hpp"
-#include "eth/eth_impl.hpp"
+#include "engine/queue_state.hpp"
 #include "gnio/dev/atomic.hpp"
 #include "gnio/dev/thread.hpp"
 #include "gnio/gpu.hpp"

@@ -9,7 +9,7 @@
 #include "engine/engine_thread.hpp"
 #include "engine/rx_in_place.hpp"
 #include "engine/stream_ops.hpp"
-#include "eth/eth_impl.hpp"
+#include "engine/queue_state.hpp"
 #include "gnio/dev/atomic.hpp"
 #include "gnio/dev/thread.hpp"
 #include "gpu/cuda_util.hpp"

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "core/log.hpp"
-#include "eth/eth_impl.hpp"
+#include "engine/queue_state.hpp"
 #include "gnio/dev/atomic.hpp"
 #include "gnio/dev/thread.hpp"
 #include "gpu/cuda_util.hpp"

@@ -11,7 +11,7 @@
 #include "core/log.hpp"
 #include "engine/rx_engine.hpp"
 #include "engine/tx_engine.hpp"
-#include "eth/eth_impl.hpp"
+#include "engine/queue_state.hpp"
 #include "gnio/dev/thread.hpp"
 #include "gpu/gpu_impl.hpp"
 

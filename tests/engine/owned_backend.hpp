@@ -18,7 +18,7 @@
 #include "backends/backend.hpp"
 #include "backends/synthetic.hpp"
 #include "gnio/eth.hpp"
-#include "eth/eth_impl.hpp"
+#include "engine/queue_state.hpp"
 
 namespace gnio::test {
 

@@ -13,7 +13,7 @@
 
 #include "backends/backend.hpp"
 #include "engine/tx_engine.hpp"
-#include "eth/eth_impl.hpp"
+#include "engine/queue_state.hpp"
 #include "gnio/dev/txq.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"

@@ -1,4 +1,8 @@
-// Internal state of Ethernet devices and queues.
+// The state of Ethernet devices and queues that the layers of the data path
+// share: the Ethernet layer (src/eth) owns it and drives its lifecycle, the
+// engines (src/engine) move frames and count on it, the GPU handles
+// (src/gpu_queue) read its rings. It lives with the engines, the lowest of
+// the three, so that every include between them points down.
 #pragma once
 
 #include <algorithm>

@@ -6,7 +6,7 @@
 #include "core/log.hpp"
 #include "engine/rx_engine.hpp"
 #include "engine/tx_engine.hpp"
-#include "eth/eth_impl.hpp"
+#include "engine/queue_state.hpp"
 #include "gpu/gpu_impl.hpp"
 
 namespace gnio {
