@@ -2,7 +2,7 @@
 // — a DPDK ethdev port: a PCI address ("0000:3b:00.0"), a virtual device
 // with its arguments in quotes (dpdk:"net_af_packet0,iface=eth0"), or a port
 // number. Every DPDK call is in libgnio_dpdk.so (port.cpp), loaded when the
-// first dpdk spec opens.
+// first dpdk spec opens (module.cpp).
 //
 // RX frames stay in backend-owned memory (RxDelivery::InPlace or Dma): each RX queue's mbuf pool keeps its
 // frame data in one page-aligned host region (rte_pktmbuf_pool_create_extbuf)
@@ -11,159 +11,32 @@
 // the region holds the whole mbufs and is the XDP socket's UMEM). The cookie
 // is the mbuf; rx_release() frees it once the kernel released the frame.
 // TX copies each frame once into an mbuf of the queue's TX pool.
-#include <dlfcn.h>
-
-#include <array>
-#include <cctype>
-#include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "backends/dpdk/internal.hpp"
 #include "backends/dpdk/port_api.h"
-#include "backends/dpdk/caps.hpp"
 #include "backends/drivers.hpp"
 #include "backends/spec.hpp"
 #include "core/log.hpp"
-#include "core/text_escape.hpp"
 
 namespace gnio::backend {
 
 namespace {
 
-struct Options {
-  std::string port;  // as written: device name with its arguments, or a port number
-  uint32_t queues = 1;
-  std::string eal;  // empty: gnio's defaults
-  bool eal_given = false;
-  bool gpu_mem = false;
-  uint32_t rxd = 1024;
-  uint32_t txd = 1024;
-  uint32_t mbufs = 8192;
-  uint32_t frame = 2048;
-};
+using dpdk::Module;
+using dpdk::Options;
 
 constexpr uint32_t kXdpHeadroom = 256;  // XDP_PACKET_HEADROOM
 
 bool same_options(const Options& a, const Options& b) {
   return a.queues == b.queues && a.gpu_mem == b.gpu_mem && a.rxd == b.rxd && a.txd == b.txd &&
          a.mbufs == b.mbufs && a.frame == b.frame;
-}
-
-// ---- the module ----------------------------------------------------------------
-
-struct Module {
-  const gnio_dpdk_api* api = nullptr;
-  std::string error;  // why loading failed
-};
-
-const Module& module() {
-  static const Module m = [] {
-    Module out;
-    std::vector<std::string> tried;
-    if (const char* env = std::getenv("GNIO_DPDK_MODULE"); env && *env) tried.emplace_back(env);
-    tried.emplace_back(GNIO_DPDK_MODULE_BUILD_PATH);
-    tried.emplace_back(GNIO_DPDK_MODULE_INSTALL_PATH);
-    tried.emplace_back("libgnio_dpdk.so");  // the loader's search path
-    std::string why;
-    for (const std::string& path : tried) {
-      if (path.find('/') != std::string::npos && !std::filesystem::exists(path)) continue;
-      void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-      if (!h) {
-        why += std::string(why.empty() ? "" : "; ") + dlerror();
-        continue;
-      }
-      auto fn = reinterpret_cast<gnio_dpdk_api_fn>(dlsym(h, "gnio_dpdk_api_v1"));
-      const gnio_dpdk_api* api = fn ? fn() : nullptr;
-      if (!api || api->version != GNIO_DPDK_API_VERSION) {
-        why += (why.empty() ? "" : "; ") + path + " is not a gnio " + std::to_string(GNIO_DPDK_API_VERSION) +
-               " DPDK module";
-        continue;
-      }
-      out.api = api;
-      return out;
-    }
-    out.error = "cannot load libgnio_dpdk.so (looked for $GNIO_DPDK_MODULE, " GNIO_DPDK_MODULE_BUILD_PATH
-                ", " GNIO_DPDK_MODULE_INSTALL_PATH " and the loader's path" +
-                (why.empty() ? std::string(")") : "): " + why) +
-                "; install gnio's library directory with it, or point GNIO_DPDK_MODULE at the file";
-    return out;
-  }();
-  return m;
-}
-
-uint64_t hugepages_total() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  uint64_t value = 0;
-  while (in >> key >> value) {
-    if (key == "HugePages_Total:") return value;
-    in.ignore(256, '\n');
-  }
-  return 0;
-}
-
-bool is_pci_address(const std::string& port) {
-  // DDDD:BB:DD.F or BB:DD.F
-  const std::string dev = port.substr(0, port.find(','));
-  const size_t dot = dev.rfind('.');
-  return dot != std::string::npos && dev.find(':') != std::string::npos && dot + 2 == dev.size() &&
-         std::isxdigit(static_cast<unsigned char>(dev.back()));
-}
-
-// The EAL, once per process: the first dpdk spec's eal= (or gnio's
-// defaults) wins; later eal= options are ignored, with a log line.
-Status init_eal(const gnio_dpdk_api& api, const Options& o, const std::string& spec_text) {
-  static std::mutex mu;
-  static bool up = false;
-  static std::string used;
-  std::lock_guard lock(mu);
-  if (up) {
-    if (o.eal_given && o.eal != used)
-      log::warn("dpdk", spec_text + ": the EAL is already up with '" + used + "'; eal='" + o.eal + "' is not used");
-    return Status::ok();
-  }
-  std::string args = o.eal;
-  if (!o.eal_given) {
-    // One main lcore, no runtime files or telemetry socket: gnio's engine
-    // threads are not EAL lcores, and two gnio processes must not collide.
-    args = "-l 0 --no-telemetry --log-level=warning";
-    // Only the PCI device the spec names is probed (a virtual device: none),
-    // so the EAL never touches the machine's other NICs; a later spec's
-    // PCI device is probed when it opens (hotplug).
-    args += " -a " + (is_pci_address(o.port) ? o.port.substr(0, o.port.find(',')) : std::string("0000:00:00.0"));
-    if (hugepages_total() > 0) {
-      args += " --in-memory";
-    } else {
-      // 22.11 refuses --in-memory with --no-huge (which implies legacy
-      // memory); --no-shconf keeps the same promise of no runtime files.
-      args += " --no-huge --no-shconf -m 512";
-      log::info("dpdk", "no hugepages are reserved (HugePages_Total 0 in /proc/meminfo): the EAL runs with "
-                        "--no-huge --no-shconf on 512 MiB of ordinary memory; RX frame data lives in gnio's own "
-                        "page-aligned regions either way (reserve hugepages for NICs at line rate)");
-    }
-  }
-  int already = 0;
-  char err[GNIO_DPDK_ERR_LEN] = {};
-  if (api.eal_init(args.c_str(), &already, err) != 0)
-    return Status(Errc::Driver, Layer::Backend,
-                  spec_text + ": " + err +
-                      "; check the eal= arguments (the EAL can be initialised once per process: restart the program)");
-  up = true;
-  used = args;
-  if (already)
-    log::info("dpdk", "the EAL was already initialised in this process; gnio uses it as it is (eal arguments '" +
-                          args + "' not applied)");
-  else
-    log::info("dpdk", "EAL up with '" + args + "'; PMDs come from the EAL's plugin directory (Debian: "
-                      "/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0); eal=\"... -d PMD.so\" loads others");
-  return Status::ok();
 }
 
 // mbuf_mem=gpu: the checks that need no port, then the ones that need the PMD.
@@ -445,9 +318,9 @@ Result<std::unique_ptr<Backend>> open_dpdk(std::string_view text) {
   }
   if (o.gpu_mem) GNIO_TRY(gpu_memory_refusal_by_name(o, spec_text));
 
-  const Module& m = module();
+  const Module& m = dpdk::module();
   if (!m.api) return Status(Errc::NotSupported, Layer::Backend, spec_text + ": " + m.error);
-  GNIO_TRY(init_eal(*m.api, o, spec_text));
+  GNIO_TRY(dpdk::init_eal(*m.api, o, spec_text));
 
   std::lock_guard lock(ports_mu());
   auto& ports = open_ports();
@@ -472,99 +345,3 @@ Result<std::unique_ptr<Backend>> open_dpdk(std::string_view text) {
 }
 
 }  // namespace gnio::backend
-
-namespace gnio::caps {
-
-namespace {
-
-std::vector<std::string> words(const char* s) {
-  std::vector<std::string> out;
-  std::string w;
-  for (const char* p = s;; ++p) {
-    if (*p == ' ' || *p == '\0') {
-      if (!w.empty()) out.push_back(w);
-      w.clear();
-      if (*p == '\0') break;
-    } else {
-      w += *p;
-    }
-  }
-  return out;
-}
-
-std::string joined(const char* s) { return *s ? s : "none"; }
-
-}  // namespace
-
-std::optional<DriverReport> dpdk_port_report(std::string_view text) {
-  using backend::ArgMode;
-  using backend::Spec;
-  if (backend::spec_driver(text) != "dpdk") return std::nullopt;
-  // The port is the user's text and the errors quote it: written by
-  // escape_text()'s rule, and a dump that cannot throw.
-  auto json_text = [](const nlohmann::json& j) {
-    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  };
-  auto fail = [&](const std::string& why) {
-    return DriverReport{"DPDK port", "dpdk_port", "  " + why + "\n", json_text({{"error", escape_text(why)}})};
-  };
-  auto spec = Spec::parse(text, ArgMode::Required, {"queues", "eal", "mbuf_mem", "rxd", "txd", "mbufs", "frame"});
-  if (!spec) return fail(spec.status().to_string());
-  backend::Options o;
-  o.port = spec->arg();
-  if (const std::string* eal = spec->find("eal")) {
-    o.eal = *eal;
-    o.eal_given = true;
-  }
-  const backend::Module& m = backend::module();
-  if (!m.api) return fail(m.error);
-  if (Status s = backend::init_eal(*m.api, o, std::string(text)); !s) return fail(s.to_string());
-  char err[GNIO_DPDK_ERR_LEN] = {};
-  uint16_t port_id = 0;
-  gnio_dpdk_port_info i{};
-  if (m.api->port_find(o.port.c_str(), &port_id, err) != 0 || m.api->port_info(port_id, &i, err) != 0)
-    return fail(err);
-  char mac[18];
-  std::snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", i.mac[0], i.mac[1], i.mac[2], i.mac[3], i.mac[4],
-                i.mac[5]);
-  nlohmann::json j{
-      {"port_id", i.port_id},
-      {"name", escape_text(i.name)},
-      {"pmd", i.driver},
-      {"bus", i.bus},
-      {"numa_node", i.numa_node},
-      {"max_rx_queues", i.max_rx_queues},
-      {"max_tx_queues", i.max_tx_queues},
-      {"rx_desc", {{"min", i.rx_desc_min}, {"max", i.rx_desc_max}, {"align", i.rx_desc_align}}},
-      {"tx_desc", {{"min", i.tx_desc_min}, {"max", i.tx_desc_max}, {"align", i.tx_desc_align}}},
-      {"max_rx_pktlen", i.max_rx_pktlen},
-      {"mtu", {{"now", i.mtu}, {"min", i.min_mtu}, {"max", i.max_mtu}}},
-      {"rx_offloads", words(i.rx_offloads)},
-      {"tx_offloads", words(i.tx_offloads)},
-      {"rss_functions", words(i.rss_functions)},
-      {"rss_key_bytes", i.hash_key_size},
-      {"reta_size", i.reta_size},
-      {"mac", mac},
-      {"link", {{"up", i.link_up != 0}, {"speed_mbps", i.link_speed_mbps}}},
-      {"dma_into_external_memory", i.can_dma_map != 0},
-  };
-  std::string t;
-  t += "  port " + std::to_string(i.port_id) + " " + i.name + ": PMD " + i.driver + " on bus " + i.bus +
-       ", NUMA node " + std::to_string(i.numa_node) + ", MAC " + mac + "\n";
-  t += "  queues: " + std::to_string(i.max_rx_queues) + " RX, " + std::to_string(i.max_tx_queues) + " TX\n";
-  t += "  descriptors: RX " + std::to_string(i.rx_desc_min) + ".." + std::to_string(i.rx_desc_max) + " (align " +
-       std::to_string(i.rx_desc_align) + "), TX " + std::to_string(i.tx_desc_min) + ".." +
-       std::to_string(i.tx_desc_max) + " (align " + std::to_string(i.tx_desc_align) + ")\n";
-  t += "  max RX packet " + std::to_string(i.max_rx_pktlen) + " bytes; MTU " + std::to_string(i.mtu) + " (" +
-       std::to_string(i.min_mtu) + ".." + std::to_string(i.max_mtu) + ")\n";
-  t += "  RX offloads: " + joined(i.rx_offloads) + "\n";
-  t += "  TX offloads: " + joined(i.tx_offloads) + "\n";
-  t += "  RSS functions: " + joined(i.rss_functions) + " (key " + std::to_string(i.hash_key_size) +
-       " bytes, RETA " + std::to_string(i.reta_size) + ")\n";
-  t += std::string("  link ") + (i.link_up ? "up" : "down") + ", " + std::to_string(i.link_speed_mbps) + " Mb/s\n";
-  t += std::string("  RX frames in gnio's memory: ") +
-       (i.can_dma_map ? "DMA-mapped (rte_dev_dma_map, IOVA as VA)" : "written by the CPU (virtual device)") + "\n";
-  return DriverReport{"DPDK port", "dpdk_port", t, json_text(j)};
-}
-
-}  // namespace gnio::caps
