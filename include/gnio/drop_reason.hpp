@@ -1,7 +1,10 @@
-// Why an RX queue did not deliver a frame its backend offered, and why a TX
-// queue did not send a descriptor it was given. Every frame offered is
-// either delivered or counted under exactly one reason, so that
-// offered == delivered + sum(dropped) holds for every RX queue.
+/// @file
+/// @brief Why an RX queue did not deliver a frame its backend offered, and
+/// why a TX queue did not send a descriptor it was given.
+///
+/// Every frame offered is either delivered or counted under exactly one
+/// reason, so that offered == delivered + sum(dropped) holds for every RX
+/// queue (RxqStats); the same holds for TX descriptors (TxqStats).
 #pragma once
 
 #include <array>
@@ -10,22 +13,28 @@
 
 namespace gnio {
 
+/// @brief Why an RX queue did not deliver a frame its backend offered.
+/// Indexes DropCounts (RxqStats::dropped); drop_reason_name() names it.
 enum class DropReason : uint8_t {
-  RingFull,   // arrived at a full ring from a wire (rx_missed, as a NIC counts it)
-  Empty,      // a zero-length record
-  Oversize,   // larger than the whole ring can ever hold
-  Malformed,  // its link-layer framing could not be turned into Ethernet
-  Count,
+  RingFull,   ///< Arrived at a full ring from a wire (rx_missed, as a NIC counts it).
+  Empty,      ///< A zero-length record.
+  Oversize,   ///< Larger than the whole ring can ever hold.
+  Malformed,  ///< Its link-layer framing could not be turned into Ethernet.
+  Count,      ///< The number of reasons; not a reason.
 };
 
+/// @brief The number of RX drop reasons: the size of DropCounts.
 inline constexpr size_t kDropReasons = static_cast<size_t>(DropReason::Count);
 
-// Stable lower-case names, used in stats, reports and metrics labels.
+/// @brief Stable lower-case name of an RX drop reason, used in stats, reports and metrics labels.
+/// @param r The reason (not Count).
+/// @return "ring_full", "empty", "oversize" or "malformed".
 constexpr std::string_view drop_reason_name(DropReason r) {
   constexpr std::array<std::string_view, kDropReasons> names{"ring_full", "empty", "oversize", "malformed"};
   return names[static_cast<size_t>(r)];
 }
 
+/// @brief Frames not delivered, one count per DropReason (index: the reason's value).
 using DropCounts = std::array<uint64_t, kDropReasons>;
 
 /// @brief Why a TX queue completed a pushed descriptor without sending it.
@@ -33,15 +42,20 @@ using DropCounts = std::array<uint64_t, kDropReasons>;
 /// that submitted == sent + sum(dropped) holds for every queue once the
 /// engine completed what was pushed (TxqStats).
 enum class TxDropReason : uint8_t {
-  TooLong,        // over the queue's max packet size, or staged over its slot (refused by the device or the engine)
-  Empty,          // zero bytes
-  NotRegistered,  // its payload is not in memory registered with the queue's GPU
-  CopyFailed,     // the engine's copy of its device-memory payload failed
-  BackendError,   // the backend's transmit call failed
-  Stopped,        // the queue stopped before it was sent (a send time still ahead, a backend that did not take it)
-  Count,
+  /// Over the queue's max packet size, or staged over its slot (refused by
+  /// the device or the engine).
+  TooLong,
+  Empty,          ///< Zero bytes.
+  NotRegistered,  ///< Its payload is not in memory registered with the queue's GPU.
+  CopyFailed,     ///< The engine's copy of its device-memory payload failed.
+  BackendError,   ///< The backend's transmit call failed.
+  /// The queue stopped before it was sent (a send time still ahead, a
+  /// backend that did not take it).
+  Stopped,
+  Count,  ///< The number of reasons; not a reason.
 };
 
+/// @brief The number of TX drop reasons: the size of TxDropCounts.
 inline constexpr size_t kTxDropReasons = static_cast<size_t>(TxDropReason::Count);
 
 /// @brief Stable lower-case name of a TX drop reason, used in stats, reports and metrics labels.
@@ -53,6 +67,7 @@ constexpr std::string_view tx_drop_reason_name(TxDropReason r) {
   return names[static_cast<size_t>(r)];
 }
 
+/// @brief Descriptors completed unsent, one count per TxDropReason (index: the reason's value).
 using TxDropCounts = std::array<uint64_t, kTxDropReasons>;
 
 }  // namespace gnio

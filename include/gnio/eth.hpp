@@ -1,6 +1,17 @@
-// Layer 1: an Ethernet device opened from a queue spec, and its RX/TX queues.
-// Queues are configured and started here first; GPU-visible handles
-// (gpu_queue.hpp) are layered on top of started queues and never own them.
+/// @file
+/// @brief Layer 1: an Ethernet device opened from a queue spec, and its RX/TX
+/// queues.
+///
+/// Queues are configured and started here first; GPU-visible handles
+/// (gpu_queue.hpp) are layered on top of started queues and never own them.
+/// A queue's lifecycle, as DPDK's ethdev orders it: EthDevice::create_rxq()
+/// or create_txq() (state Created), the setters (Configured), start()
+/// (Started), then stop() (Stopped) and destroy() (Destroyed). Setters and
+/// start() are for Created or Configured queues only, so a stopped queue is
+/// not started again: create another. Every call out of that order returns
+/// Errc::BadState and leaves the queue's state unchanged; destroy() is for
+/// any state, but returns BadState too while a GPU handle to the queue is
+/// alive.
 #pragma once
 
 #include <cstdint>
@@ -26,54 +37,72 @@ struct RxqImpl;
 struct TxqImpl;
 }  // namespace detail
 
+/// @brief Where an RX or TX queue is in its lifecycle (eth.hpp gives the
+/// order of the calls).
+///
+/// Created by EthDevice::create_rxq()/create_txq(); Configured once a setter
+/// accepted a value; Started by start(); Stopped by stop(); Destroyed by
+/// destroy(), and also what state() says of an empty or moved-from queue.
 enum class QueueState : uint8_t { Created, Configured, Started, Stopped, Destroyed };
+/// @brief Stable lower-case name of a queue state, used in errors and reports.
+/// @param s The state.
+/// @return "created", "configured", "started", "stopped" or "destroyed".
 std::string_view queue_state_name(QueueState s) noexcept;
 
-// Where the RX ring lives. Gpu ("mem=gpu"): device memory, filled by copies
-// from a pinned staging mirror; Host ("mem=host"): pinned host memory
-// mapped into the GPU, written directly, lower latency.
+/// @brief Where the RX ring lives (EthRxq::set_ring_mem()).
+///
+/// Gpu ("mem=gpu"): device memory, filled by copies from a pinned staging
+/// mirror; Host ("mem=host"): pinned host memory mapped into the GPU,
+/// written directly, lower latency.
 enum class RingMem : uint8_t { Gpu, Host };
 
-// What the NIC engine computes into each RX descriptor besides length,
-// position and timestamp, like DPDK's rx_offloads. All off by default: each
-// costs the engine a parse of the frame, done once for all that are on.
-// A backend that already hashed the frame for RSS spreading hands its hash
-// over, so rss_hash costs no second hash.
+/// @brief What the NIC engine computes into each RX descriptor besides
+/// length, position and timestamp, like DPDK's rx_offloads.
+///
+/// All off by default: each costs the engine a parse of the frame, done
+/// once for all that are on. A backend that already hashed the frame for
+/// RSS spreading hands its hash over, so rss_hash costs no second hash.
 struct RxOffloads {
-  // L2/L3/L4 bits of dev::PacketFlags (L3Ipv4, L4Udp, Vlan, ...), plus
-  // Truncated (a header or the datagram is cut) or Malformed (a header
-  // contradicts itself: wrong IP version, IPv4 header length under 20 or
-  // over the total length, L4 header outside its datagram, ...).
+  /// L2/L3/L4 bits of dev::PacketFlags (L3Ipv4, L4Udp, Vlan, ...), plus
+  /// Truncated (a header or the datagram is cut) or Malformed (a header
+  /// contradicts itself: wrong IP version, IPv4 header length under 20 or
+  /// over the total length, L4 header outside its datagram, ...).
   bool packet_type = false;
-  bool checksum = false;     // L3/L4 checksum state (L3CsumGood/Bad, L4CsumGood/Bad/Partial); implies packet_type
-  bool rss_hash = false;     // Toeplitz hash (default key) in RxDesc::rss_hash
+  /// L3/L4 checksum state (L3CsumGood/Bad, L4CsumGood/Bad/Partial); implies packet_type.
+  bool checksum = false;
+  bool rss_hash = false;     ///< Toeplitz hash (default key) in RxDesc::rss_hash
+  /// @brief Every offload on.
+  /// @return packet_type, checksum and rss_hash all true.
   static constexpr RxOffloads all() { return {true, true, true}; }
+  /// @brief Whether the engine parses frames at all.
+  /// @return True when any offload is on.
   bool any() const { return packet_type || checksum || rss_hash; }
 };
 
-// offered == packets + sum(dropped) whenever the engine has published
-// (counters are added per burst).
+/// @brief What an RX queue's engine did with the frames its backend offered.
+/// offered == packets + sum(dropped) whenever the engine has published
+/// (counters are added per burst).
 struct RxqStats {
-  uint64_t offered = 0;    // frames the backend offered to the queue
-  uint64_t packets = 0;    // published to the consumer (delivered)
-  uint64_t bytes = 0;
-  uint64_t bursts = 0;     // producer-index publications
-  uint64_t rx_missed = 0;  // dropped at the "NIC": ring full (== dropped[RingFull])
-  DropCounts dropped{};    // frames not delivered, by reason (drop_reason.hpp)
-  uint64_t truncated = 0;  // delivered cut to max_packet_size (descriptor flag FrameTruncated)
-  uint64_t released = 0;   // descriptors the consumer released
-  uint64_t errors = 0;     // backend errors
-  uint64_t copies = 0;     // host-to-device copies issued (ring mem=gpu)
-  uint64_t publish_ns = 0; // engine time spent publishing bursts (copies + index)
+  uint64_t offered = 0;    ///< frames the backend offered to the queue
+  uint64_t packets = 0;    ///< published to the consumer (delivered)
+  uint64_t bytes = 0;      ///< bytes delivered to the consumer
+  uint64_t bursts = 0;     ///< producer-index publications
+  uint64_t rx_missed = 0;  ///< dropped at the "NIC": ring full (== dropped[RingFull])
+  DropCounts dropped{};    ///< frames not delivered, by reason (drop_reason.hpp)
+  uint64_t truncated = 0;  ///< delivered cut to max_packet_size (descriptor flag FrameTruncated)
+  uint64_t released = 0;   ///< descriptors the consumer released
+  uint64_t errors = 0;     ///< backend errors
+  uint64_t copies = 0;     ///< host-to-device copies issued (ring mem=gpu)
+  uint64_t publish_ns = 0; ///< engine time spent publishing bursts (copies + index)
   // The engine thread's turns on this queue (monotonic clock). A turn that
   // moved or reclaimed anything is work; busy_ns is the time of those
   // turns, idle_ns that of the others plus the thread's back-off or spin
   // while none of its queues had work. busy_ns + idle_ns is the time the
   // queue was attached, less what its thread spent on other queues' work.
-  uint64_t work_polls = 0;  // turns that found work (wake-ups)
-  uint64_t idle_polls = 0;  // turns that found nothing
-  uint64_t busy_ns = 0;
-  uint64_t idle_ns = 0;
+  uint64_t work_polls = 0;  ///< turns that found work (wake-ups)
+  uint64_t idle_polls = 0;  ///< turns that found nothing
+  uint64_t busy_ns = 0;     ///< time of the turns that found work, in ns
+  uint64_t idle_ns = 0;     ///< time of the other turns and of the thread's back-off or spin, in ns
 };
 
 /// @brief What a TX queue did with the descriptors the device pushed.
@@ -82,19 +111,19 @@ struct RxqStats {
 /// packets + sum(dropped), counters added per burst). host_send() adds to
 /// packets and bytes only.
 struct TxqStats {
-  uint64_t submitted = 0;     // descriptors pushed by the device, as the engine last read the producer index
-  uint64_t packets = 0;       // handed to the backend (sent)
-  uint64_t bytes = 0;
-  uint64_t completions = 0;   // completions published to the device
-  TxDropCounts dropped{};     // completed without being sent, by reason (drop_reason.hpp)
-  uint64_t errors = 0;        // sum(dropped): descriptors completed with an error
-  uint64_t waited_on_time = 0;  // packets held for their send time
+  uint64_t submitted = 0;     ///< descriptors pushed by the device, as the engine last read the producer index
+  uint64_t packets = 0;       ///< handed to the backend (sent)
+  uint64_t bytes = 0;         ///< bytes handed to the backend
+  uint64_t completions = 0;   ///< completions published to the device
+  TxDropCounts dropped{};     ///< completed without being sent, by reason (drop_reason.hpp)
+  uint64_t errors = 0;        ///< sum(dropped): descriptors completed with an error
+  uint64_t waited_on_time = 0;  ///< packets held for their send time
   // Payloads in device memory read through the engine's pinned arena: the
   // copies issued, the bytes they moved (gaps between payloads included)
   // and the waits for a burst's copies (one per burst that had any).
-  uint64_t copies = 0;
-  uint64_t copy_bytes = 0;
-  uint64_t copy_waits = 0;
+  uint64_t copies = 0;      ///< copies of device-memory payloads issued into the pinned arena
+  uint64_t copy_bytes = 0;  ///< bytes those copies moved (gaps between payloads included)
+  uint64_t copy_waits = 0;  ///< waits for a burst's copies (one per burst that had any)
 };
 
 /// @brief Default bytes of a TX staging slot (EthTxq::set_staging_slot_size):
@@ -104,27 +133,59 @@ inline constexpr uint32_t kDefaultTxStagingSlot = 2048;
 class EthRxq;
 class EthTxq;
 
+/// @brief An Ethernet device opened from a queue spec: its backend, its
+/// capabilities, and the factory of its RX and TX queues.
+///
+/// A shared handle: copies refer to one device, and every queue keeps its
+/// device alive. Open it, check caps(), create queues, then configure and
+/// start each queue (EthRxq, EthTxq). Host only.
 class EthDevice {
  public:
-  // spec: "pcap:FILE[,loop=N][,pps=R]", "pcap-out:FILE", "synthetic:...",
-  // "loop:[NAME]" (DESIGN.md "Backends"). Every spec also takes the RX
-  // engine placement: threads=T (T engine threads for the RX queues),
-  // cores=A-B or cores=A:B:C (pin thread i to the i-th core), poll=busy|backoff.
+  /// @brief Opens a device from a queue spec.
+  /// @param spec "pcap:FILE[,loop=N][,pps=R]", "pcap-out:FILE", "synthetic:...",
+  ///        "loop:[NAME]" (DESIGN.md "Backends"). Every spec also takes the RX
+  ///        engine placement: threads=T (T engine threads for the RX queues),
+  ///        cores=A-B or cores=A:B:C (pin thread i to the i-th core), poll=busy|backoff.
+  /// @return The device, or: InvalidValue for a malformed placement option;
+  ///         any error of the backend the spec names opening.
   static Result<EthDevice> open(std::string_view spec);
 
+  /// @brief No device: caps() is empty and create_rxq()/create_txq() return BadState.
   EthDevice() = default;
+  /// @brief The spec the device was opened with.
+  /// @return The spec as given to open(); empty for no device.
   const std::string& spec() const noexcept;
+  /// @brief What the device can do and its limits; queue setters are checked against them.
+  /// @return The backend's capabilities; all off for no device.
   const EthCaps& caps() const noexcept;
 
+  /// @brief Whether the device has RX queues of a type.
+  /// @param t The queue type.
+  /// @return True when caps() allows RX and that type.
   bool rxq_type_supported(RxqType t) const noexcept;
+  /// @brief Whether the device has TX queues of a type.
+  /// @param t The queue type.
+  /// @return True when caps() allows TX and that type.
   bool txq_type_supported(TxqType t) const noexcept;
 
+  /// @brief Creates an RX queue, in state Created with default settings.
+  /// @param queue_id The NIC queue, below caps().max_rx_queues.
+  /// @return The queue, or: BadState for no device; NotSupported when the
+  ///         device has no RX queues; InvalidValue for a queue_id over the limit.
   Result<EthRxq> create_rxq(uint16_t queue_id = 0);
+  /// @brief Creates a TX queue, in state Created with default settings.
+  /// @param queue_id The NIC queue, below caps().max_tx_queues.
+  /// @return The queue, or: BadState for no device; NotSupported when the
+  ///         device has no TX queues; InvalidValue for a queue_id over the limit.
   Result<EthTxq> create_txq(uint16_t queue_id = 0);
 
+  /// @brief The implementation, for gnio's own layers.
+  /// @return The shared implementation; null for no device.
   std::shared_ptr<detail::DeviceImpl> impl() const noexcept { return impl_; }
-  // For gnio's own layers and tests: a device around an implementation built
-  // inside the library (e.g. over a backend that no spec names).
+  /// @brief For gnio's own layers and tests: a device around an implementation built
+  ///        inside the library (e.g. over a backend that no spec names).
+  /// @param impl The implementation.
+  /// @return The device.
   static EthDevice adopt(std::shared_ptr<detail::DeviceImpl> impl) { return EthDevice(std::move(impl)); }
 
  private:
@@ -132,81 +193,184 @@ class EthDevice {
   std::shared_ptr<detail::DeviceImpl> impl_;
 };
 
-// One received frame on the host path (queue started without a GPU).
+/// @brief One received frame on the host path (queue started without a GPU).
 struct HostFrame {
-  std::vector<uint8_t> data;
-  uint64_t timestamp_ns = 0;
+  std::vector<uint8_t> data;  ///< The frame's bytes, cut to the queue's max packet size.
+  uint64_t timestamp_ns = 0;  ///< Capture or arrival time, CLOCK_REALTIME ns (from the backend).
 };
 
+/// @brief An RX queue of an EthDevice: its settings, its NIC engine, its
+/// counters.
+///
+/// Lifecycle (calls out of this order return BadState):
+/// 1. EthDevice::create_rxq(): state Created.
+/// 2. The setters, in any order (state Configured): set_gpu() for a GPU
+///    datapath, the ring's geometry, offloads and engine placement.
+/// 3. start(): state Started; with a GPU, the RX engine allocates the ring
+///    and starts polling the backend.
+/// 4. On a GPU datapath, GpuRxq::create() and a kernel that receives
+///    (dev::Rxq); on the host path, host_receive().
+/// 5. Optionally stop_source() and wait for at_end(), for an exact drain.
+/// 6. Stop the kernel and destroy the GpuRxq, then stop(): state Stopped.
+/// 7. destroy() (also run by the destructor): state Destroyed.
+///
+/// Move-only; host only. stats() and at_end() may be read while the engine
+/// runs.
 class EthRxq {
  public:
+  /// @brief No queue: state() is Destroyed and every call but destroy() returns BadState.
   EthRxq() = default;
+  /// @brief Takes over the other queue, which is left empty.
   EthRxq(EthRxq&&) noexcept = default;
+  /// @brief Destroys this queue (the result is ignored), then takes over the other.
+  /// @return `*this`.
   EthRxq& operator=(EthRxq&&) noexcept;
+  /// @brief Calls destroy(). While a GPU handle (GpuRxq) is alive it logs an
+  ///        error, and the ring stays alive until the handle is gone.
   ~EthRxq();
 
-  // Setters: Created/Configured only (BadState after start); values are
-  // checked against the device's caps (InvalidValue names value and limit).
-  Status set_num_strides(uint32_t n);       // power of two
-  Status set_stride_size(uint32_t bytes);   // power of two, caps.min_stride..max_stride
-  // Longer frames are delivered cut to it, with dev::PacketFlags::FrameTruncated.
-  // Default: what the backend delivers (caps().max_packet_size), within half the ring.
-  Status set_max_packet_size(uint32_t bytes);
-  Status set_burst_size(uint32_t packets);
-  Status set_ring_mem(RingMem mem);
-  Status set_rx_offloads(RxOffloads offloads);
-  // The NIC-engine thread that serves this queue, like a DPDK lcore: RX
-  // queues of one device with the same index share one thread. Default:
-  // from the spec's threads=T (queue q on thread q % T), else one per queue.
-  Status set_engine_thread(uint16_t index);
-  // Pins the queue's engine thread to CPU core `core` (-1: not pinned).
-  // Default: the spec's cores= list, else not pinned.
-  Status set_engine_core(int core);
-  // true: the engine thread spins when idle (lowest latency, a core at
-  // 100 %); false: it backs off. Default: the spec's poll=busy|backoff.
-  Status set_busy_poll(bool busy);
-  // Datapath on this GPU: the ring is allocated in its memory at start().
-  Status set_gpu(const Gpu& gpu);
-  // Packet pool for the ring: count == num_strides, elem_size == stride size.
-  Status set_packet_buffer(const BufArr& pool);
+  /// @name Setters
+  /// Created/Configured only (BadState after start); values are checked
+  /// against the device's caps (InvalidValue names value and limit). Each
+  /// accepted value moves the queue to Configured.
+  /// @{
 
+  /// @brief The number of strides in the ring; default 4096.
+  /// @param n A power of two, 2..caps().max_ring_entries.
+  /// @return Ok; InvalidValue outside that; BadState after start().
+  Status set_num_strides(uint32_t n);       // power of two
+  /// @brief The bytes of each stride of the ring; default 2048 (within caps()).
+  /// @param bytes A power of two, caps.min_stride..max_stride.
+  /// @return Ok; InvalidValue outside that; BadState after start().
+  Status set_stride_size(uint32_t bytes);   // power of two, caps.min_stride..max_stride
+  /// @brief Limits the frames this queue delivers.
+  /// Longer frames are delivered cut to it, with dev::PacketFlags::FrameTruncated.
+  /// Default: what the backend delivers (caps().max_packet_size), within half the ring.
+  /// @param bytes 60..caps().max_packet_size; start() also checks that it fits
+  ///        twice in the ring (InvalidValue there).
+  /// @return Ok; InvalidValue outside that range; BadState after start().
+  Status set_max_packet_size(uint32_t bytes);
+  /// @brief The most frames the engine takes from the backend in one request;
+  ///        default 64 (within caps()).
+  /// @param packets 1..caps().max_burst.
+  /// @return Ok; InvalidValue outside that range; BadState after start().
+  Status set_burst_size(uint32_t packets);
+  /// @brief Where the ring lives (RingMem); default RingMem::Gpu.
+  /// @param mem Device memory or pinned host memory.
+  /// @return Ok; BadState after start().
+  Status set_ring_mem(RingMem mem);
+  /// @brief What the engine computes into each descriptor; default none.
+  /// @param offloads The offloads to turn on.
+  /// @return Ok; BadState after start().
+  Status set_rx_offloads(RxOffloads offloads);
+  /// @brief The NIC-engine thread that serves this queue, like a DPDK lcore: RX
+  /// queues of one device with the same index share one thread. Default:
+  /// from the spec's threads=T (queue q on thread q % T), else one per queue.
+  /// @param index The engine thread's index.
+  /// @return Ok; BadState after start().
+  Status set_engine_thread(uint16_t index);
+  /// @brief Pins the queue's engine thread to CPU core `core` (-1: not pinned).
+  /// Default: the spec's cores= list, else not pinned.
+  /// @param core A CPU number, or -1.
+  /// @return Ok; InvalidValue for a core that is not a CPU number; BadState after start().
+  Status set_engine_core(int core);
+  /// @brief How the engine thread waits when idle.
+  /// true: the engine thread spins when idle (lowest latency, a core at
+  /// 100 %); false: it backs off. Default: the spec's poll=busy|backoff.
+  /// @param busy Whether to spin.
+  /// @return Ok; BadState after start().
+  Status set_busy_poll(bool busy);
+  /// @brief Datapath on this GPU: the ring is allocated in its memory at start().
+  /// Without it the queue is on the host path (host_receive()).
+  /// @param gpu An open GPU context.
+  /// @return Ok; InvalidValue when `gpu` is not open; BadState after start().
+  Status set_gpu(const Gpu& gpu);
+  /// @brief Packet pool for the ring: count == num_strides, elem_size == stride size.
+  /// Needs set_gpu() (start() checks both).
+  /// @param pool The pool, allocated on the queue's GPU.
+  /// @return Ok; BadState after start().
+  Status set_packet_buffer(const BufArr& pool);
+  /// @}
+
+  /// @brief Starts the queue: Created or Configured to Started.
+  ///
+  /// With set_gpu(), the RX engine allocates the ring and starts polling the
+  /// backend; without, the queue serves host_receive().
+  /// @return Ok; BadState when the queue is not Created or Configured, when a
+  ///         packet buffer was set without a GPU, or the GPU was closed;
+  ///         InvalidValue when the max packet size does not fit twice in the
+  ///         ring or the packet buffer does not match it; any error of the
+  ///         engine's allocation.
   Status start();
-  // Ends the source for an exact drain (an application stopping on a
-  // signal): the engine asks the backend for no more frames, and keeps
-  // publishing and reclaiming what it already moved (frames in backend
-  // memory still go back as the consumer releases them). When it returns
-  // the engine's last request for frames has returned and every frame it
-  // took is published (producer index stored with release order, or its
-  // copy and index write queued on the engine's stream) or counted as
-  // dropped: stats().offered is final and equals packets + sum(dropped).
-  // at_end() turns true once the consumer released every published
-  // descriptor; stop the kernel then, and its count equals stats().packets.
-  // Frames the backend had read but not yet offered are not offered (a
-  // wire loses what arrives after it). Started queues only; a second call
-  // returns at once.
+  /// @brief Ends the source for an exact drain (an application stopping on a
+  ///        signal).
+  ///
+  /// The engine asks the backend for no more frames, and keeps
+  /// publishing and reclaiming what it already moved (frames in backend
+  /// memory still go back as the consumer releases them). When it returns
+  /// the engine's last request for frames has returned and every frame it
+  /// took is published (producer index stored with release order, or its
+  /// copy and index write queued on the engine's stream) or counted as
+  /// dropped: stats().offered is final and equals packets + sum(dropped).
+  /// at_end() turns true once the consumer released every published
+  /// descriptor; stop the kernel then, and its count equals stats().packets.
+  /// Frames the backend had read but not yet offered are not offered (a
+  /// wire loses what arrives after it). Started queues only; a second call
+  /// returns at once.
+  /// @return Ok; BadState when the queue is not Started.
   Status stop_source();
+  /// @brief Stops the queue's engine: Started to Stopped.
+  /// @return Ok; BadState when the queue is not Started, or while a GPU
+  ///         handle (GpuRxq) to it is alive: destroy the handle first.
   Status stop();
-  // BadState while a GPU handle (GpuRxq) to this queue is alive.
+  /// @brief Releases the queue (stopping it first when Started): state Destroyed.
+  /// BadState while a GPU handle (GpuRxq) to this queue is alive.
+  /// @return Ok (also for an empty queue); BadState while a GpuRxq is alive.
   Status destroy();
 
+  /// @brief Where the queue is in its lifecycle.
+  /// @return The state; Destroyed for an empty queue.
   QueueState state() const noexcept;
+  /// @brief The queue's counters, read while the engine runs.
+  /// @return A snapshot (RxqStats); zeros for an empty queue.
   RxqStats stats() const noexcept;
+  /// @brief The number of strides in the ring (set_num_strides()).
+  /// @return Strides; 0 for an empty queue.
   uint32_t num_strides() const noexcept;
+  /// @brief The bytes of each stride (set_stride_size()).
+  /// @return Bytes; 0 for an empty queue.
   uint32_t stride_size() const noexcept;
+  /// @brief The longest frame delivered uncut (set_max_packet_size()).
+  /// @return Bytes: the value set, else the default; 0 for an empty queue.
   uint32_t max_packet_size() const noexcept;
+  /// @brief The most frames per backend request (set_burst_size()).
+  /// @return Frames; 0 for an empty queue.
   uint32_t burst_size() const noexcept;
+  /// @brief Where the ring lives (set_ring_mem()).
+  /// @return The ring memory; RingMem::Gpu for an empty queue.
   RingMem ring_mem() const noexcept;
+  /// @brief The offloads on (set_rx_offloads()).
+  /// @return The offloads; none for an empty queue.
   RxOffloads rx_offloads() const noexcept;
 
-  // Host datapath, for a queue started without set_gpu(): up to max frames.
+  /// @brief Host datapath, for a queue started without set_gpu(): up to max frames.
+  ///
+  /// The same rules as the NIC engine: empty frames are dropped, longer
+  /// ones cut to max_packet_size(); the counters of stats() count them.
+  /// @param max The most frames to return (at most burst_size() per call).
+  /// @return The frames (none once the source ended); BadState when the queue
+  ///         is not Started or its datapath is on a GPU; any backend error.
   Result<std::vector<HostFrame>> host_receive(size_t max);
-  // True once a finite source is drained (or stop_source() ended it) and
-  // every packet was delivered (and, on a GPU datapath, released by the kernel).
+  /// @brief True once a finite source is drained (or stop_source() ended it) and
+  /// every packet was delivered (and, on a GPU datapath, released by the kernel).
+  /// @return Whether the queue has nothing more to deliver; true for an empty queue.
   bool at_end() const noexcept;
-  // Why the source stopped early (a corrupt capture, a backend failure);
-  // ok while it is healthy or ended normally.
+  /// @brief Why the source stopped early (a corrupt capture, a backend failure).
+  /// @return The error; ok while it is healthy or ended normally.
   Status source_status() const;
 
+  /// @brief The implementation, for gnio's own layers.
+  /// @return The shared implementation; null for an empty queue.
   std::shared_ptr<detail::RxqImpl> impl() const noexcept { return impl_; }
 
  private:
@@ -215,13 +379,39 @@ class EthRxq {
   std::shared_ptr<detail::RxqImpl> impl_;
 };
 
+/// @brief A TX queue of an EthDevice: its settings, its NIC engine, its
+/// counters.
+///
+/// Lifecycle (calls out of this order return BadState):
+/// 1. EthDevice::create_txq(): state Created.
+/// 2. The setters, in any order but register_buffer() after set_gpu()
+///    (state Configured).
+/// 3. start(): state Started; with a GPU, the TX engine allocates the ring
+///    and its staging slots and starts polling the doorbell.
+/// 4. On a GPU datapath, GpuTxq::create() and a kernel that sends
+///    (dev::Txq); on the host path, host_send() and flush().
+/// 5. Stop the kernel and destroy the GpuTxq, then stop(): it waits for
+///    what was pushed, completes the rest as dropped(stopped), flushes the
+///    backend; state Stopped.
+/// 6. destroy() (also run by the destructor): state Destroyed.
+///
+/// Move-only; host only. stats() may be read while the engine runs.
 class EthTxq {
  public:
+  /// @brief No queue: state() is Destroyed and every call but destroy() returns BadState.
   EthTxq() = default;
+  /// @brief Takes over the other queue, which is left empty.
   EthTxq(EthTxq&&) noexcept = default;
+  /// @brief Destroys this queue (the result is ignored), then takes over the other.
+  /// @return `*this`.
   EthTxq& operator=(EthTxq&&) noexcept;
+  /// @brief Calls destroy(). While a GPU handle (GpuTxq) is alive it logs an
+  ///        error, and the ring stays alive until the handle is gone.
   ~EthTxq();
 
+  /// @brief The number of descriptors in the ring; default 1024.
+  /// @param descriptors A power of two, 2..caps().max_ring_entries.
+  /// @return InvalidValue (naming value and limit) outside that range; BadState after start()
   Status set_depth(uint32_t descriptors);  // power of two
   /// @brief Limits the frames this queue sends.
   /// Default: what the backend can send (caps().max_packet_size: pcap-out
@@ -240,30 +430,76 @@ class EthTxq {
   /// @param bytes 64..caps().max_packet_size
   /// @return InvalidValue (naming value and limit) outside that range; BadState after start()
   Status set_staging_slot_size(uint32_t bytes);
+  /// @brief How the kernel submits (TxqType); default TxqType::Regular.
+  /// @param type The queue type.
+  /// @return Ok; NotSupported for WaitOnTime on a device without it; BadState after start().
   Status set_type(TxqType type);
+  /// @brief Datapath on this GPU: the ring and its staging slots are allocated at start().
+  /// Without it the queue is on the host path (host_send()).
+  /// @param gpu An open GPU context.
+  /// @return Ok; InvalidValue when `gpu` is not open; BadState after start().
   Status set_gpu(const Gpu& gpu);
-  // A TX buffer pool the kernel may send from (zero-copy from RX rings on
-  // the same GPU is registered automatically).
+  /// @brief A TX buffer pool the kernel may send from (zero-copy from RX rings on
+  /// the same GPU is registered automatically).
+  /// @param pool The pool: allocated on the queue's GPU, elements at least
+  ///        max_packet_size() bytes.
+  /// @return Ok; BadState before set_gpu() or after start(); InvalidValue for
+  ///         a pool on another GPU or with smaller elements.
   Status register_buffer(const BufArr& pool);
 
+  /// @brief Starts the queue: Created or Configured to Started.
+  ///
+  /// With set_gpu(), the TX engine allocates the ring and starts polling
+  /// its doorbell; without, the queue serves host_send().
+  /// @return Ok; BadState when the queue is not Created or Configured, or the
+  ///         GPU was closed; any error of the engine's allocation.
   Status start();
-  // Waits up to timeout_ms for queued descriptors to be sent, then stops.
+  /// @brief Waits up to timeout_ms for queued descriptors to be sent, then stops.
+  ///
+  /// What was pushed and not sent by then completes as
+  /// dropped(TxDropReason::Stopped); the backend is flushed. Started to Stopped.
+  /// @param timeout_ms How long to wait for the pushed descriptors, in milliseconds.
+  /// @return Ok; Timeout when pushed descriptors were left unsent (the queue
+  ///         stops all the same); BadState when the queue is not Started, or
+  ///         while a GPU handle (GpuTxq) to it is alive; any error of the flush.
   Status stop(uint32_t timeout_ms = 1000);
+  /// @brief Releases the queue (stopping it first when Started): state Destroyed.
+  /// @return Ok (also for an empty queue); BadState while a GpuTxq is alive;
+  ///         an error of stop() (the queue is destroyed all the same).
   Status destroy();
 
+  /// @brief Where the queue is in its lifecycle.
+  /// @return The state; Destroyed for an empty queue.
   QueueState state() const noexcept;
+  /// @brief The queue's counters, read while the engine runs.
+  /// @return A snapshot (TxqStats); zeros for an empty queue.
   TxqStats stats() const noexcept;
+  /// @brief The number of descriptors in the ring (set_depth()).
+  /// @return Descriptors; 0 for an empty queue.
   uint32_t depth() const noexcept;
+  /// @brief The longest frame the queue sends (set_max_packet_size()).
+  /// @return Bytes; 0 for an empty queue.
   uint32_t max_packet_size() const noexcept;
   /// @brief The staging slot size start() allocates (or allocated) for this queue.
   /// @return bytes per slot, a multiple of 64; 0 for a destroyed queue
   uint32_t staging_slot_size() const noexcept;
+  /// @brief How the kernel submits (set_type()).
+  /// @return The type; TxqType::Regular for an empty queue.
   TxqType type() const noexcept;
 
-  // Host datapath, for a queue started without set_gpu(): returns frames sent.
+  /// @brief Host datapath, for a queue started without set_gpu(): returns frames sent.
+  /// @param frames The frames, each at most max_packet_size() bytes.
+  /// @return The number of frames the backend accepted, from the first (a
+  ///         short count: send the rest later); BadState when the queue is not
+  ///         Started or its datapath is on a GPU; InvalidValue for a frame
+  ///         over the max packet size (nothing sent); any backend error.
   Result<size_t> host_send(std::span<const std::span<const uint8_t>> frames);
+  /// @brief Makes everything sent so far durable or visible (pcap-out flushes its file).
+  /// @return Ok; BadState for an empty queue; any backend error.
   Status flush();
 
+  /// @brief The implementation, for gnio's own layers.
+  /// @return The shared implementation; null for an empty queue.
   std::shared_ptr<detail::TxqImpl> impl() const noexcept { return impl_; }
 
  private:

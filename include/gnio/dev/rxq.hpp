@@ -1,5 +1,7 @@
-// Device RX: receive a burst of packets from a GPU-visible RX queue, process
-// them in place, release the burst so the NIC engine may reuse its strides.
+/// @file
+/// @brief Device RX: receive a burst of packets from a GPU-visible RX queue,
+/// process them in place, release the burst so the NIC engine may reuse its
+/// strides.
 #pragma once
 
 #include <cstdint>
@@ -12,13 +14,32 @@
 
 namespace gnio::dev {
 
+/// @brief One received packet of an RxBurst: its bytes in the ring and its
+/// descriptor.
+///
+/// A view, valid until the burst is released (Rxq::release()); the bytes
+/// may be modified in place (e.g. to send them with TxBatch::set()).
 class Packet {
  public:
+  /// @brief A view of one packet (RxBurst::operator[] makes these).
+  /// @param data The packet's first byte in the ring's data area.
+  /// @param d Its descriptor.
   GNIO_HD Packet(uint8_t* data, const RxDesc* d) : data_(data), d_(d) {}
+  /// @brief The packet's bytes.
+  /// @return size() contiguous bytes in the ring, writable in place.
   GNIO_HD uint8_t* data() const { return data_; }
+  /// @brief The packet's length.
+  /// @return Bytes (RxDesc::len): cut to the queue's max packet size, with
+  ///         PacketFlags::FrameTruncated in flags() when it was cut.
   GNIO_HD uint32_t size() const { return d_->len; }
+  /// @brief What the engine found in the frame.
+  /// @return PacketFlags bits (headers.hpp), as the queue's RxOffloads asked.
   GNIO_HD uint32_t flags() const { return d_->flags; }
+  /// @brief The frame's Toeplitz hash (RxOffloads::rss_hash).
+  /// @return The hash; meaningful only with that offload on.
   GNIO_HD uint32_t rss_hash() const { return d_->rss_hash; }
+  /// @brief When the frame arrived.
+  /// @return Capture or arrival time, CLOCK_REALTIME ns (from the backend).
   GNIO_HD uint64_t timestamp_ns() const { return d_->timestamp_ns; }
 
  private:
@@ -26,17 +47,37 @@ class Packet {
   const RxDesc* d_;
 };
 
-// Packets [first, first + count) of one queue, in arrival order.
+/// @brief Packets [first, first + count) of one queue, in arrival order.
+///
+/// Returned by Rxq::receive(); every thread of the receiving scope holds the
+/// same burst. Its packets stay valid until Rxq::release() of the burst.
 class RxBurst {
  public:
+  /// @brief An empty burst (count() == 0).
   RxBurst() = default;
+  /// @brief The burst of descriptors [first, first + count) of `ring`
+  ///        (Rxq::receive() makes these).
+  /// @param ring The queue's ring.
+  /// @param first The index of the burst's first descriptor.
+  /// @param count The number of packets.
+  /// @param status The outcome of the receive.
   GNIO_HD RxBurst(const RxRing& ring, uint64_t first, uint32_t count, Status status)
       : data_(ring.data), desc_(ring.desc), desc_mask_(ring.desc_mask), first_(first), count_(count),
         status_(status) {}
 
+  /// @brief The number of packets in the burst.
+  /// @return Packets; 0 after a timeout or an error.
   GNIO_HD uint32_t count() const { return count_; }
+  /// @brief The free-running index of the burst's first descriptor.
+  /// @return The index; bursts of one queue are released in its order.
   GNIO_HD uint64_t first() const { return first_; }
+  /// @brief The outcome of the receive that made the burst.
+  /// @return Success (also for a timeout, with count() == 0), or
+  ///         InvalidValue when receive() was asked for 0 packets.
   GNIO_HD Status status() const { return status_; }
+  /// @brief A packet of the burst.
+  /// @param i The packet's position in the burst, < count().
+  /// @return A view of the packet.
   GNIO_HD Packet operator[](uint32_t i) const {
     const RxDesc* d = &desc_[(first_ + i) & desc_mask_];
     return Packet(data_ + d->offset, d);
@@ -51,14 +92,39 @@ class RxBurst {
   Status status_ = Status::Success;
 };
 
+/// @brief The device view of a started RX queue: receive bursts, release
+/// them in order.
+///
+/// From gnio::GpuRxq::handle(); trivially copyable, pass it to a kernel by
+/// value. Valid while the GpuRxq is alive. On the host the queue goes:
+/// EthDevice::create_rxq(), the EthRxq setters (with EthRxq::set_gpu()),
+/// EthRxq::start(), GpuRxq::create(), the kernel launched; then the kernel
+/// stopped, GpuRxq::destroy(), EthRxq::stop(), EthRxq::destroy(). In the
+/// kernel each burst goes receive(), its packets read or modified, then
+/// release(), in the order the bursts were received. Host and device (the
+/// emulated device runs the same code on CPU threads).
 class Rxq {
  public:
+  /// @brief An empty queue; not usable by a kernel.
   Rxq() = default;
+  /// @brief The view of a queue's ring (gnio::GpuRxq makes these).
+  /// @param ring The ring the RX engine made at EthRxq::start().
   explicit Rxq(const RxRing& ring) : ring_(ring) {}
 
-  // Up to max_pkts packets, waiting at most timeout_ns for the first one
-  // (0: just look). A timeout is Success with count() == 0. Every thread of
-  // the scope must call it and gets the same burst.
+  /// @brief Receives up to max_pkts packets, waiting at most timeout_ns for
+  ///        the first one (0: just look).
+  ///
+  /// A timeout is Success with count() == 0. Every thread of the scope must
+  /// call it and gets the same burst. One thread of the scope claims the
+  /// burst; its acquire of RxRing::producer pairs with the release of
+  /// `producer` in RxEngine::publish() (src/engine/rx_engine.cpp), and the
+  /// scope's barrier carries it to the other threads.
+  /// @tparam S The scope that receives together (Scope::Thread, Warp or Block).
+  /// @param max_pkts The most packets to receive, at least 1.
+  /// @param timeout_ns How long to wait for the first packet, in ns of
+  ///        wait_clock_ns().
+  /// @return The burst: Success with 1..max_pkts packets, Success with none
+  ///         after the timeout, or InvalidValue (no packets) when max_pkts is 0.
   template <Scope S>
   GNIO_HD RxBurst receive(uint32_t max_pkts, uint64_t timeout_ns) const {
     if constexpr (S == Scope::Thread) {
@@ -106,9 +172,19 @@ class Rxq {
     }
   }
 
-  // Gives the burst's strides back to the NIC engine. Bursts are released
-  // in the order they were received; every thread of the scope must call it
-  // after its last access to the packets.
+  /// @brief Gives the burst's strides back to the NIC engine.
+  ///
+  /// Bursts are released in the order they were received (a release waits
+  /// for the bursts before it); every thread of the scope must call it
+  /// after its last access to the packets. The engine hears of releases
+  /// through RxRing::consumer (Rxq::tell_engine(): a release store that
+  /// pairs with the acquire in RxEngine::reclaim(), src/engine/rx_engine.cpp)
+  /// when they cross a multiple of RxRing::release_step, or when a receiver
+  /// finds the ring empty.
+  /// @tparam S The scope the burst was received with.
+  /// @param b The burst, from receive<S>() of this queue.
+  /// @return Success (also for an empty burst), or BadState when the burst
+  ///         was released already.
   template <Scope S>
   GNIO_HD Status release(const RxBurst& b) const {
     if constexpr (S == Scope::Warp) {
@@ -121,11 +197,15 @@ class Rxq {
     return release_one(b);
   }
 
-  // Descriptors published by the engine so far (for progress checks).
-  // Pairs with the release of `producer` in RxEngine::publish()
-  // (src/engine/rx_engine.cpp), as receive() does.
+  /// @brief Descriptors published by the engine so far (for progress checks).
+  ///
+  /// Pairs with the release of `producer` in RxEngine::publish()
+  /// (src/engine/rx_engine.cpp), as receive() does.
+  /// @return The producer index: packets published since start().
   GNIO_HD uint64_t published() const { return load_acquire(ring_.producer); }
 
+  /// @brief The queue's ring, for code that reads its layout directly.
+  /// @return The ring this view was made from.
   GNIO_HD const RxRing& ring() const { return ring_; }
 
  private:
