@@ -23,6 +23,7 @@
 #include "backends/afxdp/xdp_program.hpp"
 #include "backends/afxdp/xsk_queue.hpp"
 #include "backends/drivers.hpp"
+#include "backends/port_registry.hpp"
 #include "backends/spec.hpp"
 #include "core/log.hpp"
 
@@ -38,13 +39,15 @@ using afxdp::os_error;
 using afxdp::privilege_fix;
 using afxdp::XskQueue;
 
-class AfxdpBackend final : public Backend {
+// One interface's queues Q..Q+N-1 and the program that feeds them, shared
+// by the specs that name the interface (through SharedPort).
+class AfxdpPort {
  public:
-  explicit AfxdpBackend(Options o) : o_(std::move(o)) {}
-  AfxdpBackend(const AfxdpBackend&) = delete;
-  AfxdpBackend& operator=(const AfxdpBackend&) = delete;
+  explicit AfxdpPort(Options o) : o_(std::move(o)) {}
+  AfxdpPort(const AfxdpPort&) = delete;
+  AfxdpPort& operator=(const AfxdpPort&) = delete;
 
-  ~AfxdpBackend() override {
+  ~AfxdpPort() {
     for (const auto& q : queues_) q->log_statistics();
     // Sockets first: the program must not redirect into closed sockets for long.
     queues_.clear();
@@ -116,26 +119,25 @@ class AfxdpBackend final : public Backend {
     return Status::ok();
   }
 
-  const EthCaps& caps() const override { return caps_; }
+  const Options& options() const { return o_; }
+  const EthCaps& caps() const { return caps_; }
 
-  std::optional<RxMemory> rx_memory(uint16_t queue) const override {
+  std::optional<RxMemory> rx_memory(uint16_t queue) const {
     if (queue >= queues_.size()) return std::nullopt;
     return queues_[queue]->rx_memory();
   }
 
-  Result<size_t> rx_burst(uint16_t queue, std::span<RxFrame> out) override {
+  Result<size_t> rx_burst(uint16_t queue, std::span<RxFrame> out) {
     if (queue >= queues_.size()) return bad_queue("RX", queue);
     return queues_[queue]->rx_burst(out);
   }
 
-  void rx_release(uint16_t queue, std::span<const RxFrame> frames) override {
+  void rx_release(uint16_t queue, std::span<const RxFrame> frames) {
     if (queue >= queues_.size()) return;
     queues_[queue]->rx_release(frames);
   }
 
-  bool at_end(uint16_t) const override { return false; }
-
-  Result<size_t> tx_burst(uint16_t queue, std::span<const TxFrame> frames) override {
+  Result<size_t> tx_burst(uint16_t queue, std::span<const TxFrame> frames) {
     if (queue >= queues_.size()) return bad_queue("TX", queue);
     for (size_t i = 0; i < frames.size(); ++i) {
       if (frames[i].len > caps_.max_packet_size)
@@ -150,7 +152,7 @@ class AfxdpBackend final : public Backend {
     return queues_[queue]->tx_burst(frames);
   }
 
-  Status flush() override {
+  Status flush() {
     // Everything submitted leaves the socket.
     for (auto& q : queues_) q->flush();
     return Status::ok();
@@ -235,40 +237,13 @@ class AfxdpBackend final : public Backend {
   std::vector<std::unique_ptr<XskQueue>> queues_;
 };
 
-// One process opens an interface once: a second open of the same
-// interface (an RX spec and a TX spec naming it, as `gnio run` does) shares
-// the sockets; RX and TX of a queue already run on different threads.
-class SharedAfxdp final : public Backend {
- public:
-  explicit SharedAfxdp(std::shared_ptr<AfxdpBackend> port) : port_(std::move(port)) {}
-  const EthCaps& caps() const override { return port_->caps(); }
-  std::optional<RxMemory> rx_memory(uint16_t queue) const override { return port_->rx_memory(queue); }
-  Result<size_t> rx_burst(uint16_t queue, std::span<RxFrame> out) override { return port_->rx_burst(queue, out); }
-  void rx_release(uint16_t queue, std::span<const RxFrame> frames) override { port_->rx_release(queue, frames); }
-  bool at_end(uint16_t queue) const override { return port_->at_end(queue); }
-  Result<size_t> tx_burst(uint16_t queue, std::span<const TxFrame> frames) override {
-    return port_->tx_burst(queue, frames);
-  }
-  Status flush() override { return port_->flush(); }
-
- private:
-  std::shared_ptr<AfxdpBackend> port_;
-};
-
-struct OpenPort {
-  Options options;
-  std::weak_ptr<AfxdpBackend> port;
-};
-
-std::mutex& ports_mu() {
-  static std::mutex mu;
-  return mu;
-}
-std::vector<OpenPort>& open_ports() {
-  static std::vector<OpenPort> ports;
-  return ports;
+// The ports of this process, one per interface (port_registry.hpp).
+PortRegistry<AfxdpPort>& ports() {
+  static PortRegistry<AfxdpPort> registry;
+  return registry;
 }
 
+// Whether a spec of options `b` may share the port opened with `a`.
 bool same_queues(const Options& a, const Options& b) {
   return a.queue == b.queue && a.queues == b.queues && a.frame == b.frame && a.ring == b.ring &&
          a.busy_poll == b.busy_poll && (a.mode == b.mode || b.mode == "auto");
@@ -300,26 +275,23 @@ Result<std::unique_ptr<Backend>> open_afxdp(std::string_view text) {
   o.frame = *frame == "4096" ? 4096u : 2048u;
   o.ring = static_cast<uint32_t>(*ring);
   o.busy_poll = *busy != 0;
-  std::lock_guard lock(ports_mu());
-  auto& ports = open_ports();
-  std::erase_if(ports, [](const OpenPort& p) { return p.port.expired(); });
-  for (const OpenPort& p : ports) {
-    if (p.options.iface != o.iface) continue;
-    if (!same_queues(p.options, o))
-      return Status(Errc::BadState, Layer::Backend,
-                    "queue spec '" + std::string(text) + "': afxdp:" + o.iface +
-                        " is already open in this process with queue=" + std::to_string(p.options.queue) +
-                        ",queues=" + std::to_string(p.options.queues) + ",mode=" + p.options.mode +
-                        ",frame=" + std::to_string(p.options.frame) + ",ring=" + std::to_string(p.options.ring) +
-                        "; give the same options to share it (RX and TX of one interface), or close it first");
-    auto alive = p.port.lock();
-    if (!alive) continue;  // closing right now
-    return std::unique_ptr<Backend>(std::make_unique<SharedAfxdp>(std::move(alive)));
-  }
-  auto b = std::make_shared<AfxdpBackend>(o);
-  GNIO_TRY(b->open());
-  ports.push_back({std::move(o), b});
-  return std::unique_ptr<Backend>(std::make_unique<SharedAfxdp>(std::move(b)));
+  return ports().share_or_open(
+      [&o](const AfxdpPort& port) { return port.options().iface == o.iface; },
+      [&o, text](const AfxdpPort& port) {
+        const Options& p = port.options();
+        if (same_queues(p, o)) return Status::ok();
+        return Status(Errc::BadState, Layer::Backend,
+                      "queue spec '" + std::string(text) + "': afxdp:" + o.iface +
+                          " is already open in this process with queue=" + std::to_string(p.queue) +
+                          ",queues=" + std::to_string(p.queues) + ",mode=" + p.mode +
+                          ",frame=" + std::to_string(p.frame) + ",ring=" + std::to_string(p.ring) +
+                          "; give the same options to share it (RX and TX of one interface), or close it first");
+      },
+      [&o]() -> Result<std::shared_ptr<AfxdpPort>> {
+        auto port = std::make_shared<AfxdpPort>(o);
+        GNIO_TRY(port->open());
+        return port;
+      });
 }
 
 }  // namespace gnio::backend

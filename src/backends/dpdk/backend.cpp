@@ -22,6 +22,7 @@
 #include "backends/dpdk/internal.hpp"
 #include "backends/dpdk/port_api.h"
 #include "backends/drivers.hpp"
+#include "backends/port_registry.hpp"
 #include "backends/spec.hpp"
 #include "core/log.hpp"
 
@@ -78,6 +79,7 @@ Status gpu_memory_refusal_by_pmd(const gnio_dpdk_port_info& info, const std::str
 
 // ---- the port ------------------------------------------------------------------
 
+// One ethdev port, shared by the specs that name it (through SharedPort).
 class DpdkPort {
  public:
   DpdkPort(const gnio_dpdk_api& api, Options o) : api_(api), o_(std::move(o)) {}
@@ -252,35 +254,10 @@ class DpdkPort {
   EthCaps caps_;
 };
 
-// A spec's view of a port: an RX and a TX spec naming one port share it.
-class DpdkBackend final : public Backend {
- public:
-  explicit DpdkBackend(std::shared_ptr<DpdkPort> port) : port_(std::move(port)) {}
-  const EthCaps& caps() const override { return port_->caps(); }
-  Result<size_t> rx_burst(uint16_t queue, std::span<RxFrame> out) override { return port_->rx_burst(queue, out); }
-  std::optional<RxMemory> rx_memory(uint16_t queue) const override { return port_->rx_memory(queue); }
-  void rx_release(uint16_t queue, std::span<const RxFrame> frames) override { port_->rx_release(queue, frames); }
-  bool at_end(uint16_t) const override { return false; }
-  Result<size_t> tx_burst(uint16_t queue, std::span<const TxFrame> frames) override {
-    return port_->tx_burst(queue, frames);
-  }
-
- private:
-  std::shared_ptr<DpdkPort> port_;
-};
-
-struct OpenPort {
-  std::string name;  // the ethdev name
-  std::weak_ptr<DpdkPort> port;
-};
-
-std::mutex& ports_mu() {
-  static std::mutex mu;
-  return mu;
-}
-std::vector<OpenPort>& open_ports() {
-  static std::vector<OpenPort> ports;
-  return ports;
+// The ports of this process, one per ethdev port (port_registry.hpp).
+PortRegistry<DpdkPort>& ports() {
+  static PortRegistry<DpdkPort> registry;
+  return registry;
 }
 
 }  // namespace
@@ -322,26 +299,25 @@ Result<std::unique_ptr<Backend>> open_dpdk(std::string_view text) {
   if (!m.api) return Status(Errc::NotSupported, Layer::Backend, spec_text + ": " + m.error);
   GNIO_TRY(dpdk::init_eal(*m.api, o, spec_text));
 
-  std::lock_guard lock(ports_mu());
-  auto& ports = open_ports();
-  std::erase_if(ports, [](const OpenPort& p) { return p.port.expired(); });
   const std::string devname = o.port.substr(0, o.port.find(','));
-  for (const OpenPort& p : ports) {
-    auto alive = p.port.lock();
-    if (!alive || (p.name != devname && alive->options().port != o.port)) continue;
-    if (!same_options(alive->options(), o))
-      return Status(Errc::BadState, Layer::Backend,
-                    spec_text + ": port " + p.name + " is already open in this process with queues=" +
-                        std::to_string(alive->options().queues) + ",rxd=" + std::to_string(alive->options().rxd) +
-                        ",txd=" + std::to_string(alive->options().txd) + ",mbufs=" +
-                        std::to_string(alive->options().mbufs) + ",frame=" + std::to_string(alive->options().frame) +
-                        "; give the same options to share it (RX and TX of one port), or close it first");
-    return std::unique_ptr<Backend>(std::make_unique<DpdkBackend>(std::move(alive)));
-  }
-  auto port = std::make_shared<DpdkPort>(*m.api, o);
-  GNIO_TRY(port->open(spec_text));
-  ports.push_back({port->info().name, port});
-  return std::unique_ptr<Backend>(std::make_unique<DpdkBackend>(std::move(port)));
+  return ports().share_or_open(
+      // The ethdev name, or the spec's text where the PMD renames the port.
+      [&](const DpdkPort& port) { return port.info().name == devname || port.options().port == o.port; },
+      [&](const DpdkPort& port) {
+        const Options& p = port.options();
+        if (same_options(p, o)) return Status::ok();
+        return Status(Errc::BadState, Layer::Backend,
+                      spec_text + ": port " + port.info().name + " is already open in this process with queues=" +
+                          std::to_string(p.queues) + ",rxd=" + std::to_string(p.rxd) + ",txd=" +
+                          std::to_string(p.txd) + ",mbufs=" + std::to_string(p.mbufs) + ",frame=" +
+                          std::to_string(p.frame) +
+                          "; give the same options to share it (RX and TX of one port), or close it first");
+      },
+      [&]() -> Result<std::shared_ptr<DpdkPort>> {
+        auto port = std::make_shared<DpdkPort>(*m.api, o);
+        GNIO_TRY(port->open(spec_text));
+        return port;
+      });
 }
 
 }  // namespace gnio::backend
