@@ -33,13 +33,14 @@
 #include <vector>
 
 #include "app_bench_options.hpp"
-#include "../apps/gnio/run/pp_kernel.hpp"
-#include "gnio/dev/app/record_out.hpp"
-#include "../examples/common/example.hpp"
 #include "common/clock.hpp"
 #include "common/machine.hpp"
 #include "common/table.hpp"
 #include "gnio/gpu_queue.hpp"
+#include "gpu_choice.hpp"
+#include "host_reference.hpp"
+#include "packet_processing/pp_kernel.hpp"
+#include "packet_processing/records.hpp"
 
 using namespace gnio;
 namespace da = gnio::dev::app;

@@ -40,7 +40,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nic_bench_options.hpp"
-#include "../examples/common/example.hpp"
+#include "gpu_choice.hpp"
 #include "bench_kernels.hpp"
 #include "common/machine.hpp"
 #include "common/table.hpp"

@@ -24,8 +24,10 @@
 #include <vector>
 
 #include "soak_options.hpp"
-#include "../examples/common/example.hpp"
+#include "gpu_choice.hpp"
+#include "host_reference.hpp"
 #include "gnio/gpu_queue.hpp"
+#include "gnio/persistent_kernel.hpp"
 
 using namespace gnio;
 using Clock = std::chrono::steady_clock;

@@ -1,4 +1,4 @@
-// The packet-processing application's parsers (dev/app/: DNS, HTTP, TLS
+// The packet-processing application's parsers (apps/packet_processing/: DNS, HTTP, TLS
 // and the analyze() entry) on arbitrary bytes: the input as a DNS message
 // (whole, and as the start of one over TCP), an HTTP request and a TLS
 // record; as a whole frame; and as the payload of a UDP and TCP frame to
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "gnio/dev/app/analyze.hpp"
+#include "packet_processing/analyze.hpp"
 
 namespace {
 
@@ -71,7 +71,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // DNS, whole and as the start of a message over TCP that its first two bytes size.
   require(dns_message(p, n, n) < kReasonCount);
   if (n >= 2) {
-    const uint32_t claimed = gnio::dev::detail::load16(p);
+    const uint32_t claimed = gnio::dev::load_be16(p);
     const std::vector<uint8_t> message(p + 2, p + n);
     const uint32_t held = claimed < n - 2 ? claimed : n - 2;
     require(dns_message(message.data(), claimed, held) < kReasonCount);

@@ -8,9 +8,9 @@
 #include <span>
 
 #include "sections.hpp"
-#include "../../examples/common/kernels.hpp"
 #include "../common/clock.hpp"
 #include "../common/table.hpp"
+#include "test_kernels.hpp"
 #include "gnio/dev/atomic.hpp"
 #include "gnio/gpu_queue.hpp"
 

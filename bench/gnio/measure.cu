@@ -10,7 +10,7 @@
 #include "../bench_kernels.hpp"
 #include "../common/clock.hpp"
 #include "../common/table.hpp"
-#include "../../examples/common/example.hpp"
+#include "host_reference.hpp"
 
 using namespace gnio;
 using bench::Clock;

@@ -20,7 +20,7 @@
 #include "sections.hpp"
 #include "../common/clock.hpp"
 #include "../common/machine.hpp"
-#include "../../examples/common/example.hpp"
+#include "gpu_choice.hpp"
 
 using namespace gnio;
 

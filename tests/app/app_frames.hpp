@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "gnio/dev/app/analyze.hpp"
+#include "packet_processing/analyze.hpp"
 
 namespace gnio::test {
 

@@ -12,8 +12,8 @@
 #include <random>
 #include <vector>
 
-#include "gnio/dev/app/block_flows.hpp"
-#include "gnio/dev/app/warp_merge.hpp"
+#include "packet_processing/block_flows.hpp"
+#include "packet_processing/warp_merge.hpp"
 
 namespace {
 

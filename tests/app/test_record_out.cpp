@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "gnio/dev/app/record_out.hpp"
+#include "packet_processing/records.hpp"
 
 namespace {
 

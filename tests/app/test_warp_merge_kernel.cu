@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "../core/test_support.hpp"
-#include "gnio/dev/app/analyze.hpp"
-#include "gnio/dev/app/block_flows.hpp"
-#include "gnio/dev/app/warp_merge.hpp"
 #include "gnio/dev/kernel.hpp"
 #include "gnio/dev/thread.hpp"
 #include "gnio/persistent_kernel.hpp"
+#include "packet_processing/analyze.hpp"
+#include "packet_processing/block_flows.hpp"
+#include "packet_processing/warp_merge.hpp"
 
 namespace {
 

@@ -9,8 +9,9 @@
 #include <tuple>
 #include <vector>
 
-#include "../../examples/common/example.hpp"
-#include "../../examples/common/kernels.hpp"
+#include "../support/gpu_choice.hpp"
+#include "../support/host_reference.hpp"
+#include "../support/test_kernels.hpp"
 #include "gnio/dev/semaphore.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"

@@ -16,9 +16,9 @@
 #include <set>
 #include <string>
 
-#include "../../examples/common/example.hpp"
-#include "../../examples/common/kernels.hpp"
 #include "../core/test_support.hpp"
+#include "../support/host_reference.hpp"
+#include "../support/test_kernels.hpp"
 #include "engine/rx_engine.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/log.hpp"

@@ -3,10 +3,10 @@
 // compiled by nvcc in e2e_kernels.cu; the tests around them are plain C++.
 #pragma once
 
-#include "common/kernels.hpp"
 #include "gnio/gpu.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"
+#include "test_kernels.hpp"
 
 namespace gnio::e2e_test {
 

@@ -24,14 +24,15 @@
 #include "../commands.hpp"
 #include "../options.hpp"
 #include "gnio/capabilities.hpp"
-#include "gnio/dev/app/record_out.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/log.hpp"
 #include "gnio/metrics.hpp"
 #include "gnio/stop_signal.hpp"
 #include "output_file.hpp"
-#include "pp_kernel.hpp"
-#include "report.hpp"
+#include "packet_processing/metrics.hpp"
+#include "packet_processing/pp_kernel.hpp"
+#include "packet_processing/records.hpp"
+#include "packet_processing/report.hpp"
 
 namespace gnio::cli {
 
@@ -138,36 +139,6 @@ Result<std::string> save_start_snapshot(const std::string& dir, const std::strin
                   "cannot write the capability snapshot " + path + ": check that --snapshot-dir " + dir +
                       " exists and is writable");
   return path;
-}
-
-// Prometheus families of the application's own counters (the library's
-// rx/tx/kernel families come from metrics::add_*).
-void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labels& base) {
-  using namespace gnio::dev::app;
-  auto with = [&](const char* key, const char* value) {
-    metrics::Labels l = base;
-    l.emplace_back(key, value);
-    return l;
-  };
-  for (uint32_t k = 0; k < kProtoCount; ++k)
-    w.counter("gnio_pp_protocol_packets_total", "Packets that carry a protocol, as classified on the GPU",
-              with("protocol", kProtoNames[k]), c[app::counter::kProto + k]);
-  for (uint32_t k = 1; k < kReplyCount; ++k)
-    w.counter("gnio_pp_replies_total", "Replies the TX queue accepted, zero-copy from the RX buffer", with("kind", kReplyNames[k]),
-              c[app::counter::kReply + k]);
-  w.counter("gnio_pp_replies_not_sent_total",
-            "Replies built but not sent (stopping while the TX ring was full, or refused as too long)", base,
-            c[app::counter::kReply + kReplyNone]);
-  w.counter("gnio_pp_echo_refused_total", "Echo requests not answerable: cut, malformed or behind a routing header",
-            base, c[app::counter::kEchoRefused]);
-  for (uint32_t k = 1; k < kReasonCount; ++k)
-    w.counter("gnio_pp_malformed_total", "Packets found malformed or cut, by reason", with("reason", kReasonNames[k]),
-              c[app::counter::kReason + k]);
-  w.counter("gnio_pp_records_total", "DNS/HTTP/TLS records handed to the host", base, c[app::counter::kRecords]);
-  w.counter("gnio_pp_records_waited_total", "Record hand-offs that waited for the host to free ring room", base,
-            c[app::counter::kRecordWaits]);
-  w.counter("gnio_pp_flow_table_updates_total", "Flow-table updates made (a burst's packets of one flow are one)", base,
-            c[app::counter::kFlowUpdates]);
 }
 
 // The records the kernel made ready since the last call, in order, printed
@@ -328,7 +299,7 @@ int run_packet_processing(const RunOptions& o) {
         metrics::add_rxq(w, rxqs[q].stats(), {{"queue", std::to_string(q)}, {"gpu", gpu_id}, {"backend", rx_backend}});
       if (txq) metrics::add_txq(w, txq->stats(), {{"queue", "0"}, {"gpu", gpu_id}, {"backend", tx_backend}});
       metrics::add_kernel(w, kernel->counters(), kernel->health(), {{"gpu", gpu_id}});
-      add_app_counters(w, live_counters, {{"gpu", gpu_id}});
+      app::add_app_counters(w, live_counters, {{"gpu", gpu_id}});
     };
     auto started = metrics::Server::start(o.metrics, collect, {o.metrics_allow_remote});
     if (!started) return fail("starting the metrics server on " + o.metrics, started.status());

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-#include "report.hpp"
+#include "packet_processing/report.hpp"
 
 namespace gnio::app {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gnio/dev/app/flow_table.hpp"
 #include "gnio/status.hpp"
+#include "packet_processing/flow_table.hpp"
 
 namespace gnio::app {
 

@@ -648,4 +648,43 @@ GNIO_HD inline uint64_t fnv1a64(const uint8_t* p, size_t len, uint64_t h = 14695
   return h;
 }
 
+/// @brief Reads a 16-bit header field stored big-endian (network order).
+/// @param p The field's first byte, at any alignment.
+/// @return The field's value in host order.
+GNIO_HD inline uint16_t load_be16(const uint8_t* p) { return detail::load16(p); }
+
+/// @brief Writes a 16-bit header field big-endian (network order).
+/// @param p The field's first byte, at any alignment.
+/// @param v The value, in host order.
+GNIO_HD inline void store_be16(uint8_t* p, uint16_t v) { detail::store16(p, v); }
+
+/// @brief Folds a sum of 16-bit words into 16 bits by end-around carry, the
+/// last step of the ones' complement sum (RFC 1071), for code that adds the
+/// words itself (a sum split over the lanes of a warp).
+/// @param sum The words added up, carries not yet folded.
+/// @return The folded sum, 0..0xFFFF, not inverted.
+GNIO_HD inline uint32_t fold_ones_complement(uint64_t sum) { return detail::fold16(sum); }
+
+/// @brief The bytes the L4 checksum of a parsed packet covers and its
+/// pseudo-header counts: the UDP length field for UDP (RFC 768; bytes after
+/// it are not UDP's), the rest of the IP datagram otherwise.
+/// @param p The frame.
+/// @param pp What parse_packet() found in it, with a whole L4 header.
+/// @return The length from the first byte of the L4 header.
+GNIO_HD inline uint32_t l4_checksum_length(const uint8_t* p, const ParsedPacket& pp) {
+  return detail::l4_length(p, pp);
+}
+
+/// @brief Whether the L4 checksum of a parsed packet can be checked or
+/// written: a whole, well-formed UDP, TCP, ICMP or ICMPv6 datagram, not a
+/// fragment, and not on its way along an IPv6 routing header with segments
+/// left (the pseudo-header would need the final destination, RFC 8200 8.1).
+/// @param p The frame.
+/// @param pp What parse_packet() found in it.
+/// @return True when the checksum over l4_checksum_length() bytes from the
+///         L4 header means something.
+GNIO_HD inline bool l4_checksum_applies(const uint8_t* p, const ParsedPacket& pp) {
+  return detail::l4_checksummed(p, pp);
+}
+
 }  // namespace gnio::dev

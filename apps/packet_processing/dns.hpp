@@ -3,14 +3,17 @@
 // to its container: each label and compression pointer to the message, a
 // name's wire form to 255 octets, the header's counts to the records the
 // message holds, each RDATA to the message and each EDNS option to its
-// RDATA. The RDATA of other types is not looked into.
+// RDATA. The RDATA of other types is not looked into. Where a message sits
+// in a UDP datagram or a TCP segment (dns_in_payload) and the fields its
+// record carries (dns_fields) are here too.
 #pragma once
 
 #include <cstdint>
 
-#include "gnio/dev/app/reason.hpp"
 #include "gnio/dev/config.hpp"
 #include "gnio/dev/headers.hpp"
+#include "packet_processing/reason.hpp"
+#include "packet_processing/records.hpp"
 
 namespace gnio::dev::app {
 
@@ -79,7 +82,7 @@ GNIO_HD inline DnsName dns_name(const uint8_t* msg, uint32_t n, uint32_t off, ch
 GNIO_HD inline bool dns_options_fit(const uint8_t* msg, uint32_t begin, uint32_t end) {
   for (uint32_t i = begin; i < end;) {
     if (end - i < 4) return false;
-    const uint32_t len = dev::detail::load16(msg + i + 2);
+    const uint32_t len = load_be16(msg + i + 2);
     if (len > end - i - 4) return false;
     i += 4 + len;
   }
@@ -91,11 +94,10 @@ GNIO_HD inline bool dns_options_fit(const uint8_t* msg, uint32_t begin, uint32_t
 /// segments: its header and first question must be held (the record needs them), what lies past the
 /// frame is not checked. Bytes after the last record are not an error (RFC 1035 does not forbid them).
 GNIO_HD inline uint32_t dns_message(const uint8_t* msg, uint32_t n, uint32_t held) {
-  using dev::detail::load16;
   if (held < kDnsHeaderBytes) return kDnsHeaderCut;
   const bool goes_on = held < n;
-  const uint32_t questions = load16(msg + 4);
-  const uint32_t entries = questions + load16(msg + 6) + load16(msg + 8) + load16(msg + 10);
+  const uint32_t questions = load_be16(msg + 4);
+  const uint32_t entries = questions + load_be16(msg + 6) + load_be16(msg + 8) + load_be16(msg + 10);
   uint32_t at = kDnsHeaderBytes;
   // Each entry takes at least 5 bytes (a question) or the walk stops: at most held / 5 turns.
   for (uint32_t k = 0; k < entries; ++k) {
@@ -111,12 +113,45 @@ GNIO_HD inline uint32_t dns_message(const uint8_t* msg, uint32_t n, uint32_t hel
       continue;
     }
     if (at + 10 > held) return unchecked ? kReasonNone : kDnsRecordOverflow;
-    const uint32_t type = load16(msg + at), rdata = at + 10, rdlength = load16(msg + at + 8);
+    const uint32_t type = load_be16(msg + at), rdata = at + 10, rdlength = load_be16(msg + at + 8);
     if (rdata + rdlength > held) return unchecked ? kReasonNone : kDnsRecordOverflow;
     if (type == kDnsTypeOpt && !dns_options_fit(msg, rdata, rdata + rdlength)) return kDnsOptionLength;
     at = rdata + rdlength;
   }
   return kReasonNone;
+}
+
+/// @brief Finds the DNS message in the payload p[payload..end) of a UDP datagram or a TCP segment (over
+/// TCP a two-byte length prefix gives the message's size: it may end before the segment, another message
+/// following, or go on in later segments) and checks it with dns_message().
+/// @return kReasonNone with the message's bytes in the frame at [msg, msg + held), or why it is refused.
+GNIO_HD inline uint32_t dns_in_payload(const uint8_t* p, uint32_t payload, uint32_t end, bool tcp, uint32_t& msg,
+                                       uint32_t& held) {
+  msg = payload;
+  uint32_t n = end - payload;
+  if (tcp) {
+    if (payload + 2 > end) return kDnsHeaderCut;
+    msg = payload + 2;
+    n = load_be16(p + payload);
+  }
+  held = n < end - msg ? n : end - msg;
+  return dns_message(p + msg, n, held);
+}
+
+/// @brief The DNS fields of the message m[0..held) that dns_message() accepted into r: id, response flag,
+/// rcode, and the first question's name and type.
+GNIO_HD inline void dns_fields(const uint8_t* m, uint32_t held, Record& r) {
+  r.dns_id = load_be16(m);
+  const uint16_t flags = load_be16(m + 2);
+  r.response = static_cast<uint8_t>(flags >> 15);
+  r.rcode = static_cast<uint8_t>(flags & 0x0F);
+  r.qtype = 0;
+  r.name[0] = 0;
+  r.name_len = 0;
+  if (load_be16(m + 4) == 0) return;  // no question
+  const DnsName name = dns_name(m, held, kDnsHeaderBytes, r.name, kNameMax);
+  r.name_len = static_cast<uint16_t>(name.text_len);
+  if (name.reason == kReasonNone && name.next + 2 <= held) r.qtype = load_be16(m + name.next);
 }
 
 }  // namespace gnio::dev::app

@@ -3,12 +3,14 @@
 // header of the header block after it. HTTP carries no length field before
 // its body: the bounds are the lines, each read up to its line feed or the
 // payload's end, and the header block, which ends at its empty line (what
-// follows is a body or the next request, never a header).
+// follows is a body or the next request, never a header). http_fields()
+// fills a request's record.
 #pragma once
 
 #include <cstdint>
 
 #include "gnio/dev/config.hpp"
+#include "packet_processing/records.hpp"
 
 namespace gnio::dev::app {
 
@@ -82,6 +84,21 @@ GNIO_HD inline void http_host(const uint8_t* p, uint32_t from, uint32_t n, uint3
       return;
     }
   }
+}
+
+/// @brief The record fields of the request p[0..n) that http_request_line() accepted: method, target (cut
+/// to kPathMax, path_cut set), version and Host.
+GNIO_HD inline void http_fields(const uint8_t* p, uint32_t n, Record& r) {
+  RequestLine rl;
+  http_request_line(p, n, rl);
+  detail::copy_text(r.method, kMethodMax, p, 0, rl.method_end);
+  const uint32_t got = detail::copy_text(r.path, kPathMax, p, rl.target_begin, rl.target_end);
+  r.path_len = static_cast<uint16_t>(got);
+  r.path_cut = got < rl.target_end - rl.target_begin;
+  detail::copy_text(r.http_version, sizeof(r.http_version), p, rl.version_begin, rl.version_end);
+  uint32_t hb, he;
+  http_host(p, rl.line_end, n, hb, he);
+  r.name_len = static_cast<uint16_t>(detail::copy_text(r.name, kNameMax, p, hb, he));
 }
 
 }  // namespace gnio::dev::app

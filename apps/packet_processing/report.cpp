@@ -1,4 +1,4 @@
-#include "report.hpp"
+#include "packet_processing/report.hpp"
 
 #include <arpa/inet.h>
 

@@ -17,11 +17,11 @@
 #include <string_view>
 #include <vector>
 
-#include "gnio/dev/app/analyze.hpp"
-#include "gnio/dev/app/flow_table.hpp"
 #include "gnio/eth.hpp"
 #include "gnio/persistent_kernel.hpp"
-#include "pp_kernel.hpp"
+#include "packet_processing/analyze.hpp"
+#include "packet_processing/flow_table.hpp"
+#include "packet_processing/pp_kernel.hpp"
 
 namespace gnio::app {
 

@@ -5,14 +5,14 @@
 
 #include <cstdint>
 
-#include "gnio/dev/app/analyze.hpp"
-#include "gnio/dev/app/flow_table.hpp"
-#include "gnio/dev/app/replies.hpp"
 #include "gnio/dev/rxq.hpp"
 #include "gnio/dev/semaphore.hpp"
 #include "gnio/dev/txq.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"
+#include "packet_processing/analyze.hpp"
+#include "packet_processing/flow_table.hpp"
+#include "packet_processing/replies.hpp"
 
 namespace gnio::app {
 

@@ -6,13 +6,15 @@
 // to its extension and each name to the list. The handshake message may go
 // on past its record (RFC 8446 §5.1 lets it be fragmented) and the record
 // past the TCP segment: what the frame does not hold is not checked.
+// tls_fields() fills a ClientHello's record.
 #pragma once
 
 #include <cstdint>
 
-#include "gnio/dev/app/reason.hpp"
 #include "gnio/dev/config.hpp"
 #include "gnio/dev/headers.hpp"
+#include "packet_processing/reason.hpp"
+#include "packet_processing/records.hpp"
 
 namespace gnio::dev::app {
 
@@ -59,7 +61,7 @@ GNIO_HD inline bool tls_server_name(const uint8_t* p, uint32_t begin, uint32_t e
     if (list == kTlsCrosses) h.reason = kTlsServerNameLength;
     return false;
   }
-  const uint32_t list_end = begin + 2 + dev::detail::load16(p + begin);
+  const uint32_t list_end = begin + 2 + load_be16(p + begin);
   if (list_end == begin + 2 || list_end != end) {  // server_name_list<1..2^16-1> is all the extension holds
     h.reason = kTlsServerNameLength;
     return false;
@@ -71,7 +73,7 @@ GNIO_HD inline bool tls_server_name(const uint8_t* p, uint32_t begin, uint32_t e
       if (head == kTlsCrosses) h.reason = kTlsServerNameLength;
       return false;
     }
-    const uint32_t type = p[i], len = dev::detail::load16(p + i + 1);
+    const uint32_t type = p[i], len = load_be16(p + i + 1);
     const TlsFit name = tls_fit(i + 3, len, list_end, held);
     if (name == kTlsCrosses || (type == 0 && len == 0)) {  // HostName<1..2^16-1>
       h.reason = kTlsServerNameLength;
@@ -93,14 +95,13 @@ GNIO_HD inline bool tls_server_name(const uint8_t* p, uint32_t begin, uint32_t e
 /// @brief The ClientHello of the TLS record at p[off..end) (the start of a TCP payload): whether it is
 /// one, why its lengths contradict themselves, and the bounds of its server name.
 GNIO_HD inline TlsHello tls_client_hello(const uint8_t* p, uint32_t off, uint32_t end) {
-  using dev::detail::load16;
   using detail::kTlsCrosses;
   using detail::tls_fit;
   using detail::tls_fits;
   TlsHello h;
   // Record header (type 22, version 3.x, length), handshake header (type 1, 24-bit length).
   if (off + 9 > end || p[off] != 22 || p[off + 1] != 3 || p[off + 5] != 1) return h;
-  const uint32_t record = load16(p + off + 3);
+  const uint32_t record = load_be16(p + off + 3);
   if (record < 4) return h;  // the handshake header is not all in this record
   h.hello = true;
   if (record > kTlsRecordMax) {
@@ -108,7 +109,7 @@ GNIO_HD inline TlsHello tls_client_hello(const uint8_t* p, uint32_t off, uint32_
     return h;
   }
   const uint32_t body = off + 9;
-  const uint32_t body_end = body + ((static_cast<uint32_t>(p[off + 6]) << 16) | load16(p + off + 7));
+  const uint32_t body_end = body + ((static_cast<uint32_t>(p[off + 6]) << 16) | load_be16(p + off + 7));
   // The message's bytes here: up to the record's end, the message's or the segment's.
   uint32_t held = off + 5 + record;
   if (held > body_end) held = body_end;
@@ -125,7 +126,7 @@ GNIO_HD inline TlsHello tls_client_hello(const uint8_t* p, uint32_t off, uint32_
   if (!tls_fits(i + 1, session_id, body_end, held, kTlsSessionIdLength, h)) return h;
   i += 1 + session_id;
   if (!tls_fits(i, 2, body_end, held, kTlsCipherSuitesLength, h)) return h;
-  const uint32_t suites = load16(p + i);
+  const uint32_t suites = load_be16(p + i);
   if (suites == 0 || suites % 2 != 0) {  // CipherSuite cipher_suites<2..2^16-2>, two bytes each
     h.reason = kTlsCipherSuitesLength;
     return h;
@@ -142,7 +143,7 @@ GNIO_HD inline TlsHello tls_client_hello(const uint8_t* p, uint32_t off, uint32_
   i += 1 + methods;
   if (i == body_end) return h;  // no extensions (TLS 1.2 allows it)
   if (!tls_fits(i, 2, body_end, held, kTlsExtensionsLength, h)) return h;
-  const uint32_t ext_end = i + 2 + load16(p + i);
+  const uint32_t ext_end = i + 2 + load_be16(p + i);
   if (ext_end > body_end) {
     h.reason = kTlsExtensionsLength;
     return h;
@@ -150,7 +151,7 @@ GNIO_HD inline TlsHello tls_client_hello(const uint8_t* p, uint32_t off, uint32_
   // Each extension takes at least 4 bytes: at most 2^14 turns.
   for (i += 2; i < ext_end;) {
     if (!tls_fits(i, 4, ext_end, held, kTlsExtensionLength, h)) return h;
-    const uint32_t type = load16(p + i), len = load16(p + i + 2);
+    const uint32_t type = load_be16(p + i), len = load_be16(p + i + 2);
     const uint32_t data = i + 4;
     if (tls_fit(data, len, ext_end, held) == kTlsCrosses) {
       h.reason = kTlsExtensionLength;
@@ -161,6 +162,13 @@ GNIO_HD inline TlsHello tls_client_hello(const uint8_t* p, uint32_t off, uint32_
   }
   if (ext_end < body_end) h.reason = kTlsHandshakeLength;  // the extensions are the ClientHello's last field
   return h;
+}
+
+/// @brief The record field of the ClientHello at p[off..end) that tls_client_hello() found named: its
+/// server name (SNI).
+GNIO_HD inline void tls_fields(const uint8_t* p, uint32_t off, uint32_t end, Record& r) {
+  const TlsHello hello = tls_client_hello(p, off, end);
+  r.name_len = static_cast<uint16_t>(detail::copy_text(r.name, kNameMax, p, hello.sni_begin, hello.sni_end));
 }
 
 }  // namespace gnio::dev::app

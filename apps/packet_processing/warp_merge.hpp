@@ -9,10 +9,10 @@
 
 #include <cstdint>
 
-#include "gnio/dev/app/flow_table.hpp"
 #include "gnio/dev/atomic.hpp"
 #include "gnio/dev/config.hpp"
 #include "gnio/dev/thread.hpp"
+#include "packet_processing/flow_table.hpp"
 
 namespace gnio::dev::app {
 

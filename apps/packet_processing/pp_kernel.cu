@@ -4,12 +4,12 @@
 // per block in shared memory), hands DNS/HTTP/TLS
 // records to the host through a semaphore (claimed once per warp), and
 // turns requests it answers into replies in the RX buffer, sent zero-copy.
-#include "gnio/dev/app/block_flows.hpp"
-#include "gnio/dev/app/record_out.hpp"
-#include "gnio/dev/app/warp_merge.hpp"
 #include "gnio/dev/kernel.hpp"
 #include "gnio/dev/thread.hpp"
-#include "pp_kernel.hpp"
+#include "packet_processing/block_flows.hpp"
+#include "packet_processing/pp_kernel.hpp"
+#include "packet_processing/records.hpp"
+#include "packet_processing/warp_merge.hpp"
 
 namespace gnio::app {
 

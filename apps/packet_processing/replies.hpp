@@ -7,9 +7,9 @@
 
 #include <cstdint>
 
-#include "gnio/dev/app/analyze.hpp"
 #include "gnio/dev/config.hpp"
 #include "gnio/dev/headers.hpp"
+#include "packet_processing/analyze.hpp"
 
 namespace gnio::dev::app {
 
@@ -58,7 +58,7 @@ GNIO_HD inline ReplyKind arp_reply(uint8_t* p, uint32_t len, const Analysis& a, 
   if (!c.has_mac || o + 28 > len) return kReplyNone;
   uint8_t* arp = p + o;
   // Ethernet/IPv4 request: htype 1, ptype 0x0800, hlen 6, plen 4, op 1.
-  if (load16(arp) != 1 || load16(arp + 2) != 0x0800 || arp[4] != 6 || arp[5] != 4 || load16(arp + 6) != 1)
+  if (load_be16(arp) != 1 || load_be16(arp + 2) != 0x0800 || arp[4] != 6 || arp[5] != 4 || load_be16(arp + 6) != 1)
     return kReplyNone;
   if (!mine4(c, arp + 24, false)) return kReplyNone;
   uint8_t target_ip[4], sender_mac[6], sender_ip[4];
@@ -67,7 +67,7 @@ GNIO_HD inline ReplyKind arp_reply(uint8_t* p, uint32_t len, const Analysis& a, 
   copy(sender_ip, arp + 14, 4);
   copy(p, sender_mac, 6);
   copy(p + 6, c.mac, 6);
-  store16(arp + 6, 2);
+  store_be16(arp + 6, 2);
   copy(arp + 8, c.mac, 6);
   copy(arp + 14, target_ip, 4);
   copy(arp + 18, sender_mac, 6);
@@ -109,7 +109,7 @@ GNIO_HD inline ReplyKind neighbor_advertisement(uint8_t* p, uint32_t& len, const
     copy(ip + 24, ip + 8, 16);
   }
   copy(ip + 8, icmp + 8, 16);
-  store16(ip + 4, 32);
+  store_be16(ip + 4, 32);
   ip[7] = 255;
   icmp[0] = 136;
   icmp[1] = 0;
@@ -140,7 +140,7 @@ GNIO_HD inline ReplyKind build_reply(uint8_t* p, uint32_t& len, const Analysis& 
   if (a.has(kIcmp) && type == 8 && detail::mine4(c, dst, true)) kind = kReplyIcmpEcho;
   if (a.has(kIcmpv6) && type == 128 && detail::mine6(c, dst, true)) kind = kReplyIcmpv6Echo;
   if (a.has(kIcmpv6) && type == 135) return detail::neighbor_advertisement(p, len, a, c);
-  if (a.has(kUdp) && c.udp_echo_port != 0 && detail::load16(p + pp.l4_offset + 2) == c.udp_echo_port &&
+  if (a.has(kUdp) && c.udp_echo_port != 0 && load_be16(p + pp.l4_offset + 2) == c.udp_echo_port &&
       (v4 ? detail::mine4(c, dst, true) : detail::mine6(c, dst, true)))
     kind = kReplyUdpEcho;
   if (kind == kReplyNone) return kReplyNone;

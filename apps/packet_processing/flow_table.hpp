@@ -10,11 +10,11 @@
 
 #include <cstdint>
 
-#include "gnio/dev/app/analyze.hpp"
 #include "gnio/dev/atomic.hpp"
 #include "gnio/dev/config.hpp"
 #include "gnio/dev/headers.hpp"
 #include "gnio/dev/thread.hpp"
+#include "packet_processing/l2l4.hpp"
 
 namespace gnio::dev::app {
 

@@ -1,0 +1,35 @@
+#include "packet_processing/metrics.hpp"
+
+#include "packet_processing/pp_kernel.hpp"
+
+namespace gnio::app {
+
+void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labels& base) {
+  using namespace gnio::dev::app;
+  auto with = [&](const char* key, const char* value) {
+    metrics::Labels l = base;
+    l.emplace_back(key, value);
+    return l;
+  };
+  for (uint32_t k = 0; k < kProtoCount; ++k)
+    w.counter("gnio_pp_protocol_packets_total", "Packets that carry a protocol, as classified on the GPU",
+              with("protocol", kProtoNames[k]), c[counter::kProto + k]);
+  for (uint32_t k = 1; k < kReplyCount; ++k)
+    w.counter("gnio_pp_replies_total", "Replies the TX queue accepted, zero-copy from the RX buffer", with("kind", kReplyNames[k]),
+              c[counter::kReply + k]);
+  w.counter("gnio_pp_replies_not_sent_total",
+            "Replies built but not sent (stopping while the TX ring was full, or refused as too long)", base,
+            c[counter::kReply + kReplyNone]);
+  w.counter("gnio_pp_echo_refused_total", "Echo requests not answerable: cut, malformed or behind a routing header",
+            base, c[counter::kEchoRefused]);
+  for (uint32_t k = 1; k < kReasonCount; ++k)
+    w.counter("gnio_pp_malformed_total", "Packets found malformed or cut, by reason", with("reason", kReasonNames[k]),
+              c[counter::kReason + k]);
+  w.counter("gnio_pp_records_total", "DNS/HTTP/TLS records handed to the host", base, c[counter::kRecords]);
+  w.counter("gnio_pp_records_waited_total", "Record hand-offs that waited for the host to free ring room", base,
+            c[counter::kRecordWaits]);
+  w.counter("gnio_pp_flow_table_updates_total", "Flow-table updates made (a burst's packets of one flow are one)", base,
+            c[counter::kFlowUpdates]);
+}
+
+}  // namespace gnio::app

@@ -1,0 +1,15 @@
+// The packet-processing application's own Prometheus families, next to the
+// library's rx/tx/kernel families (metrics::add_*) on a run's /metrics.
+#pragma once
+
+#include <cstdint>
+
+#include "gnio/metrics.hpp"
+
+namespace gnio::app {
+
+/// @brief Writes the application's counters `c` (counter::kCount of them,
+/// as the kernel keeps them) as gnio_pp_* families labelled with `base`.
+void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labels& base);
+
+}  // namespace gnio::app
