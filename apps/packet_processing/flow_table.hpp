@@ -33,6 +33,7 @@ inline constexpr uint32_t kFlowProbe = 16;
 
 // What the table did with one packet.
 enum FlowOutcome : uint32_t { kFlowHit, kFlowNew, kFlowEvicted, kFlowUntracked };
+inline constexpr uint32_t kFlowOutcomeCount = 4;
 
 // Packets of one flow to add to its entry in one update: one packet, or
 // several merged (a warp's packets of one flow, warp_merge.hpp).

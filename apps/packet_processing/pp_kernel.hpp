@@ -17,30 +17,58 @@
 namespace gnio::app {
 
 // Positions in the kernel's counter array (GpuCpu memory, u64 each).
+// The kernel's counter array: blocks in this order, each X(name, size)
+// (an index added to k<name> picks an entry of a block of several). A
+// block's offset is the sum of the sizes before it, so a new counter is one
+// line here and its increment.
+//   Proto: + Proto. Csum: + layer * kCsumCount + state. Reason: + Reason.
+//   Reply: + ReplyKind, replies the TX queue accepted (kReplyNone: built but
+//     not sent, the kernel stopping or the queue refusing it); what the
+//     engine then dropped is in the queue's TxqStats::dropped.
+//   Records: handed to the host. RecordsDropped: not handed, stopping while
+//     the host was behind. RecordWaits: hand-offs that waited for the host
+//     to free room in the ring.
+//   Flow: + FlowOutcome. FlowUpdates: flow-table updates made; a burst's
+//     packets of one flow are one update (merged per warp, then per block),
+//     so at most the packets with a flow.
+//   EchoRefused: echo requests that cannot be answered (cut by the capture,
+//     malformed or behind an IPv6 routing header), with or without a TX queue.
+#define GNIO_PP_COUNTER_BLOCKS(X)                       \
+  X(Packets, 1)                                         \
+  X(Bytes, 1)                                           \
+  X(Proto, dev::app::kProtoCount)                       \
+  X(Csum, uint32_t{dev::app::kCsumLayerCount} * uint32_t{dev::app::kCsumCount}) \
+  X(Reason, dev::app::kReasonCount)                     \
+  X(Reply, dev::app::kReplyCount)                       \
+  X(Records, 1)                                         \
+  X(RecordsDropped, 1)                                  \
+  X(Flow, dev::app::kFlowOutcomeCount)                  \
+  X(EchoRefused, 1)                                     \
+  X(FlowUpdates, 1)                                     \
+  X(RecordWaits, 1)
+
 namespace counter {
-using namespace gnio::dev::app;
-inline constexpr uint32_t kPackets = 0;
-inline constexpr uint32_t kBytes = 1;
-inline constexpr uint32_t kProto = 2;                                  // + Proto
-inline constexpr uint32_t kCsum = kProto + kProtoCount;                // + layer * kCsumCount + state
-inline constexpr uint32_t kReason = kCsum + uint32_t{kCsumLayerCount} * uint32_t{kCsumCount};  // + Reason
-// + ReplyKind: replies the TX queue accepted (kReplyNone: built but not
-// sent, the kernel stopping or the queue refusing it). What the engine then
-// dropped is in the queue's TxqStats::dropped.
-inline constexpr uint32_t kReply = kReason + kReasonCount;
-inline constexpr uint32_t kRecords = kReply + kReplyCount;             // handed to the host
-inline constexpr uint32_t kRecordsDropped = kRecords + 1;              // not handed: stopping while the host was behind
-inline constexpr uint32_t kFlow = kRecordsDropped + 1;                 // + FlowOutcome
-// Echo requests that cannot be answered: cut by the capture, malformed or
-// behind an IPv6 routing header (counted with or without a TX queue).
-inline constexpr uint32_t kEchoRefused = kFlow + 4;
-// Flow-table updates made: a burst's packets of one flow are one update
-// (merged per warp, then per block), so this is at most the packets with a
-// flow (kFlow's four outcomes).
-inline constexpr uint32_t kFlowUpdates = kEchoRefused + 1;
-// Records whose hand-off waited for the host to free room in the ring.
-inline constexpr uint32_t kRecordWaits = kFlowUpdates + 1;
-inline constexpr uint32_t kCount = kRecordWaits + 1;
+
+#define GNIO_PP_BLOCK_NAME(name, size) name,
+enum class Block : uint32_t { GNIO_PP_COUNTER_BLOCKS(GNIO_PP_BLOCK_NAME) kEnd };
+#undef GNIO_PP_BLOCK_NAME
+
+#define GNIO_PP_BLOCK_SIZE(name, size) uint32_t{size},
+inline constexpr uint32_t kBlockSizes[] = {GNIO_PP_COUNTER_BLOCKS(GNIO_PP_BLOCK_SIZE)};
+#undef GNIO_PP_BLOCK_SIZE
+
+/// The index of the first counter of block `b`.
+constexpr uint32_t offset(Block b) {
+  uint32_t at = 0;
+  for (uint32_t i = 0; i < static_cast<uint32_t>(b); ++i) at += kBlockSizes[i];
+  return at;
+}
+
+#define GNIO_PP_BLOCK_OFFSET(name, size) inline constexpr uint32_t k##name = offset(Block::name);
+GNIO_PP_COUNTER_BLOCKS(GNIO_PP_BLOCK_OFFSET)
+#undef GNIO_PP_BLOCK_OFFSET
+inline constexpr uint32_t kCount = offset(Block::kEnd);
+
 }  // namespace counter
 
 // What a block is doing (ctx.set_stage), named for hang reports and gnio top.

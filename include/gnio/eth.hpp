@@ -24,6 +24,7 @@
 #include "gnio/drop_reason.hpp"
 #include "gnio/eth_caps.hpp"
 #include "gnio/mem.hpp"
+#include "gnio/queue_counters.hpp"
 #include "gnio/status.hpp"
 
 namespace gnio {
@@ -81,49 +82,50 @@ struct RxOffloads {
 
 /// @brief What an RX queue's engine did with the frames its backend offered.
 /// offered == packets + sum(dropped) whenever the engine has published
-/// (counters are added per burst).
+/// (counters are added per burst). One uint64_t field per entry of
+/// GNIO_RXQ_COUNTERS (gnio/queue_counters.hpp, which says what each counts):
+/// offered, packets, bytes, bursts, truncated, released, errors, copies,
+/// publish_ns, and the engine thread's turns on the queue (monotonic clock):
+/// work_polls and busy_ns for turns that moved or reclaimed anything,
+/// idle_polls and idle_ns for the others plus the thread's back-off while
+/// none of its queues had work (busy_ns + idle_ns is the time the queue was
+/// attached, less what its thread spent on other queues' work).
 struct RxqStats {
-  uint64_t offered = 0;    ///< frames the backend offered to the queue
-  uint64_t packets = 0;    ///< published to the consumer (delivered)
-  uint64_t bytes = 0;      ///< bytes delivered to the consumer
-  uint64_t bursts = 0;     ///< producer-index publications
-  uint64_t rx_missed = 0;  ///< dropped at the "NIC": ring full (== dropped[RingFull])
-  DropCounts dropped{};    ///< frames not delivered, by reason (drop_reason.hpp)
-  uint64_t truncated = 0;  ///< delivered cut to max_packet_size (descriptor flag FrameTruncated)
-  uint64_t released = 0;   ///< descriptors the consumer released
-  uint64_t errors = 0;     ///< backend errors
-  uint64_t copies = 0;     ///< host-to-device copies issued (ring mem=gpu)
-  uint64_t publish_ns = 0; ///< engine time spent publishing bursts (copies + index)
-  // The engine thread's turns on this queue (monotonic clock). A turn that
-  // moved or reclaimed anything is work; busy_ns is the time of those
-  // turns, idle_ns that of the others plus the thread's back-off or spin
-  // while none of its queues had work. busy_ns + idle_ns is the time the
-  // queue was attached, less what its thread spent on other queues' work.
-  uint64_t work_polls = 0;  ///< turns that found work (wake-ups)
-  uint64_t idle_polls = 0;  ///< turns that found nothing
-  uint64_t busy_ns = 0;     ///< time of the turns that found work, in ns
-  uint64_t idle_ns = 0;     ///< time of the other turns and of the thread's back-off or spin, in ns
+/// @brief Declares one RxqStats field per GNIO_RXQ_COUNTERS entry; undefined after use.
+/// @param field The field's name.
+/// @param metric Unused here: the Prometheus family.
+/// @param unit Unused here: Count or Nanoseconds.
+/// @param help Unused here: the family's help.
+#define GNIO_RXQ_STATS_FIELD(field, metric, unit, help) uint64_t field = 0;
+  GNIO_RXQ_COUNTERS(GNIO_RXQ_STATS_FIELD)
+#undef GNIO_RXQ_STATS_FIELD
+  /// Frames dropped at the "NIC" because the ring was full: dropped[RingFull].
+  uint64_t rx_missed = 0;
+  /// Frames not delivered, by reason (drop_reason.hpp).
+  DropCounts dropped{};
 };
 
 /// @brief What a TX queue did with the descriptors the device pushed.
 /// submitted == packets + sum(dropped) once the engine completed every
 /// pushed descriptor (always after stop(); while it runs, completions ==
 /// packets + sum(dropped), counters added per burst). host_send() adds to
-/// packets and bytes only.
+/// packets and bytes only. One uint64_t field per entry of GNIO_TXQ_COUNTERS
+/// (gnio/queue_counters.hpp): submitted, packets, bytes, completions,
+/// waited_on_time, and the device-memory payloads read through the engine's
+/// pinned arena (copy_payloads, copies, copy_bytes, copy_waits).
 struct TxqStats {
-  uint64_t submitted = 0;     ///< descriptors pushed by the device, as the engine last read the producer index
-  uint64_t packets = 0;       ///< handed to the backend (sent)
-  uint64_t bytes = 0;         ///< bytes handed to the backend
-  uint64_t completions = 0;   ///< completions published to the device
-  TxDropCounts dropped{};     ///< completed without being sent, by reason (drop_reason.hpp)
-  uint64_t errors = 0;        ///< sum(dropped): descriptors completed with an error
-  uint64_t waited_on_time = 0;  ///< packets held for their send time
-  // Payloads in device memory read through the engine's pinned arena: the
-  // copies issued, the bytes they moved (gaps between payloads included)
-  // and the waits for a burst's copies (one per burst that had any).
-  uint64_t copies = 0;      ///< copies of device-memory payloads issued into the pinned arena
-  uint64_t copy_bytes = 0;  ///< bytes those copies moved (gaps between payloads included)
-  uint64_t copy_waits = 0;  ///< waits for a burst's copies (one per burst that had any)
+/// @brief Declares one TxqStats field per GNIO_TXQ_COUNTERS entry; undefined after use.
+/// @param field The field's name.
+/// @param metric Unused here: the Prometheus family.
+/// @param unit Unused here: Count or Nanoseconds.
+/// @param help Unused here: the family's help.
+#define GNIO_TXQ_STATS_FIELD(field, metric, unit, help) uint64_t field = 0;
+  GNIO_TXQ_COUNTERS(GNIO_TXQ_STATS_FIELD)
+#undef GNIO_TXQ_STATS_FIELD
+  /// Completed without being sent, by reason (drop_reason.hpp).
+  TxDropCounts dropped{};
+  /// sum(dropped): descriptors completed with an error.
+  uint64_t errors = 0;
 };
 
 /// @brief Default bytes of a TX staging slot (EthTxq::set_staging_slot_size):

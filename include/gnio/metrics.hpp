@@ -95,6 +95,12 @@ void add_rxq(Writer& w, const RxqStats& s, const Labels& base);
 /// @param base The labels that place the samples; gnio_tx_dropped_total
 ///        adds reason.
 void add_txq(Writer& w, const TxqStats& s, const Labels& base);
+
+/// @brief The queue counters of gnio/queue_counters.hpp as the markdown
+/// table that docs/OBSERVABILITY.md holds: one row per counter with its
+/// family, RxqStats/TxqStats field, unit and meaning.
+/// @return The table, a header row and one line per counter.
+std::string queue_counters_markdown();
 /// @brief Writes the standard kernel families (gnio_kernel_*: packets,
 ///        bytes, bursts, tx_again, errors, heartbeat and exited per block;
 ///        heartbeat age, stage and hung per block from `health`).

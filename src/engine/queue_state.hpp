@@ -17,6 +17,7 @@
 #include "backends/backend.hpp"
 #include "gnio/eth.hpp"
 #include "gnio/gpu.hpp"
+#include "gnio/queue_counters.hpp"
 
 namespace gnio::detail {
 
@@ -42,19 +43,20 @@ struct DeviceImpl {
   std::map<uint16_t, std::weak_ptr<EngineThread>> engine_threads;
 };
 
+// The counters of gnio/queue_counters.hpp as atomics: the engine thread
+// and host_receive()/host_send() add, stats() and the metrics read.
 struct RxqCounters {
-  std::atomic<uint64_t> offered{0}, packets{0}, bytes{0}, bursts{0}, released{0}, errors{0}, copies{0},
-      publish_ns{0}, truncated{0};
+#define GNIO_RXQ_COUNTER(field, metric, unit, help) std::atomic<uint64_t> field{0};
+  GNIO_RXQ_COUNTERS(GNIO_RXQ_COUNTER)
+#undef GNIO_RXQ_COUNTER
   std::array<std::atomic<uint64_t>, kDropReasons> dropped{};
-  // Written by the queue's engine thread only.
-  std::atomic<uint64_t> work_polls{0}, idle_polls{0}, busy_ns{0}, idle_ns{0};
 };
 
 struct TxqCounters {
-  std::atomic<uint64_t> submitted{0}, packets{0}, bytes{0}, completions{0}, waited_on_time{0};
+#define GNIO_TXQ_COUNTER(field, metric, unit, help) std::atomic<uint64_t> field{0};
+  GNIO_TXQ_COUNTERS(GNIO_TXQ_COUNTER)
+#undef GNIO_TXQ_COUNTER
   std::array<std::atomic<uint64_t>, kTxDropReasons> dropped{};
-  // Device-memory payloads read through the engine's arena (TxCopyStats).
-  std::atomic<uint64_t> copy_payloads{0}, copies{0}, copy_bytes{0}, copy_waits{0};
 };
 
 struct RxqImpl {

@@ -410,22 +410,12 @@ RxqStats EthRxq::stats() const noexcept {
   const auto& c = impl_->counters;
   RxqStats s;
   // Deliveries and drops before offers: a reader never sees more delivered
-  // and dropped than offered.
+  // and dropped than offered (GNIO_RXQ_COUNTERS lists packets first).
   for (size_t r = 0; r < kDropReasons; ++r) s.dropped[r] = c.dropped[r].load();
-  s.packets = c.packets.load();
-  s.offered = c.offered.load();
-  s.bytes = c.bytes.load();
-  s.bursts = c.bursts.load();
+#define GNIO_RXQ_COUNTER(field, metric, unit, help) s.field = c.field.load();
+  GNIO_RXQ_COUNTERS(GNIO_RXQ_COUNTER)
+#undef GNIO_RXQ_COUNTER
   s.rx_missed = s.dropped[static_cast<size_t>(DropReason::RingFull)];
-  s.truncated = c.truncated.load();
-  s.released = c.released.load();
-  s.errors = c.errors.load();
-  s.copies = c.copies.load();
-  s.publish_ns = c.publish_ns.load();
-  s.work_polls = c.work_polls.load();
-  s.idle_polls = c.idle_polls.load();
-  s.busy_ns = c.busy_ns.load();
-  s.idle_ns = c.idle_ns.load();
   return s;
 }
 
@@ -621,18 +611,13 @@ TxqStats EthTxq::stats() const noexcept {
   if (!impl_) return {};
   const auto& c = impl_->counters;
   TxqStats s;
-  s.submitted = c.submitted.load();
-  s.packets = c.packets.load();
-  s.bytes = c.bytes.load();
-  s.completions = c.completions.load();
+#define GNIO_TXQ_COUNTER(field, metric, unit, help) s.field = c.field.load();
+  GNIO_TXQ_COUNTERS(GNIO_TXQ_COUNTER)
+#undef GNIO_TXQ_COUNTER
   for (size_t r = 0; r < kTxDropReasons; ++r) {
     s.dropped[r] = c.dropped[r].load();
     s.errors += s.dropped[r];
   }
-  s.waited_on_time = c.waited_on_time.load();
-  s.copies = c.copies.load();
-  s.copy_bytes = c.copy_bytes.load();
-  s.copy_waits = c.copy_waits.load();
   return s;
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/text_escape.hpp"
 #include "gnio/metrics.hpp"
+#include "gnio/queue_counters.hpp"
 
 namespace gnio::metrics {
 
@@ -213,51 +214,57 @@ Result<Endpoint> parse_endpoint(std::string_view address) {
   return e;
 }
 
+// One family per counter of gnio/queue_counters.hpp: `<metric>_total`, a
+// time in nanoseconds exposed in seconds.
+#define GNIO_EXPOSE_COUNTER(field, metric, unit, help) expose_##unit(w, metric "_total", help, base, s.field);
+
+namespace {
+
+void expose_Count(Writer& w, std::string_view name, std::string_view help, const Labels& l, uint64_t v) {
+  w.counter(name, help, l, v);
+}
+
+void expose_Nanoseconds(Writer& w, std::string_view name, std::string_view help, const Labels& l, uint64_t ns) {
+  w.counter_seconds(name, help, l, static_cast<double>(ns) / 1e9);
+}
+
+}  // namespace
+
 void add_rxq(Writer& w, const RxqStats& s, const Labels& base) {
-  w.counter("gnio_rx_offered_total", "Frames the backend offered to the RX queue", base, s.offered);
-  w.counter("gnio_rx_packets_total", "Frames delivered to the consumer", base, s.packets);
-  w.counter("gnio_rx_bytes_total", "Bytes delivered to the consumer", base, s.bytes);
-  w.counter("gnio_rx_bursts_total", "Producer-index publications", base, s.bursts);
+  GNIO_RXQ_COUNTERS(GNIO_EXPOSE_COUNTER)
   w.counter("gnio_rx_missed_total", "Frames dropped at the NIC because the ring was full", base, s.rx_missed);
   for (size_t r = 0; r < kDropReasons; ++r) {
     Labels l = base;
     l.emplace_back("reason", std::string(drop_reason_name(static_cast<DropReason>(r))));
     w.counter("gnio_rx_dropped_total", "Frames offered but not delivered, by reason", l, s.dropped[r]);
   }
-  w.counter("gnio_rx_truncated_total", "Frames delivered cut to the max packet size", base, s.truncated);
-  w.counter("gnio_rx_released_total", "Descriptors the consumer released", base, s.released);
-  w.counter("gnio_rx_errors_total", "Backend errors on the RX queue", base, s.errors);
-  w.counter("gnio_rx_copies_total", "Host-to-device copies the engine issued", base, s.copies);
-  w.counter_seconds("gnio_rx_publish_seconds_total", "Engine time spent publishing bursts", base,
-                    static_cast<double>(s.publish_ns) / 1e9);
-  w.counter("gnio_rx_engine_work_polls_total", "Engine turns on the queue that found work (wake-ups)", base,
-            s.work_polls);
-  w.counter("gnio_rx_engine_idle_polls_total", "Engine turns on the queue that found nothing", base, s.idle_polls);
-  w.counter_seconds("gnio_rx_engine_busy_seconds_total", "Engine time in turns on the queue that found work", base,
-                    static_cast<double>(s.busy_ns) / 1e9);
-  w.counter_seconds("gnio_rx_engine_idle_seconds_total",
-                    "Engine time on the queue without work: empty turns and waits while no queue of its thread had any",
-                    base, static_cast<double>(s.idle_ns) / 1e9);
 }
 
 void add_txq(Writer& w, const TxqStats& s, const Labels& base) {
-  w.counter("gnio_tx_packets_total", "Frames handed to the backend", base, s.packets);
-  w.counter("gnio_tx_bytes_total", "Bytes handed to the backend", base, s.bytes);
-  w.counter("gnio_tx_completions_total", "Completions published to the device", base, s.completions);
+  GNIO_TXQ_COUNTERS(GNIO_EXPOSE_COUNTER)
   w.counter("gnio_tx_errors_total", "Descriptors completed with an error", base, s.errors);
-  w.counter("gnio_tx_submitted_total", "Descriptors the device pushed (sent + dropped once completed)", base,
-            s.submitted);
   for (size_t r = 0; r < kTxDropReasons; ++r) {
     Labels l = base;
     l.emplace_back("reason", std::string(tx_drop_reason_name(static_cast<TxDropReason>(r))));
     w.counter("gnio_tx_dropped_total", "Descriptors completed without being sent, by reason", l, s.dropped[r]);
   }
-  w.counter("gnio_tx_waited_on_time_total", "Frames held for their send time", base, s.waited_on_time);
-  w.counter("gnio_tx_copies_total", "Copies of device-memory payloads into the engine's pinned arena", base, s.copies);
-  w.counter("gnio_tx_copy_bytes_total", "Bytes those copies moved, gaps between payloads included", base,
-            s.copy_bytes);
-  w.counter("gnio_tx_copy_waits_total", "Waits for a burst's payload copies", base, s.copy_waits);
 }
+
+#undef GNIO_EXPOSE_COUNTER
+
+// A markdown table row per counter of one list.
+#define GNIO_COUNTER_ROW(field, metric, unit, help)                                                      \
+  out += std::string("| `") + metric + "_total` | `" #field "` | " +                                      \
+         (std::string_view(#unit) == "Count" ? "count" : "seconds") + " | " + help + " |\n";
+
+std::string queue_counters_markdown() {
+  std::string out = "| family | field | unit | meaning |\n|---|---|---|---|\n";
+  GNIO_RXQ_COUNTERS(GNIO_COUNTER_ROW)
+  GNIO_TXQ_COUNTERS(GNIO_COUNTER_ROW)
+  return out;
+}
+
+#undef GNIO_COUNTER_ROW
 
 void add_kernel(Writer& w, const std::vector<dev::BlockCounters>& counters, const std::vector<BlockHealth>& health,
                 const Labels& base) {
