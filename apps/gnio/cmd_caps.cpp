@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "commands.hpp"
-#include "core/text_escape.hpp"
+#include "gnio/text_escape.hpp"
 #include "gnio/capabilities.hpp"
 #include "gnio/driver_report.hpp"
 #include "options.hpp"

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "core/text_escape.hpp"
+#include "gnio/text_escape.hpp"
 
 namespace gnio::app {
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "core/text_escape.hpp"
+#include "gnio/text_escape.hpp"
 #include "gnio/capabilities.hpp"
 
 namespace gnio {

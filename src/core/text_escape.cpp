@@ -1,4 +1,4 @@
-#include "core/text_escape.hpp"
+#include "gnio/text_escape.hpp"
 
 #include <cstdint>
 

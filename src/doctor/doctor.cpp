@@ -2,7 +2,7 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
-#include "core/text_escape.hpp"
+#include "gnio/text_escape.hpp"
 #include "doctor/checks.hpp"
 #include "gnio/doctor.hpp"
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/text_escape.hpp"
+#include "gnio/text_escape.hpp"
 #include "gnio/metrics.hpp"
 #include "gnio/queue_counters.hpp"
 

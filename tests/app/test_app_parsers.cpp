@@ -1,5 +1,5 @@
 // The DNS, HTTP and TLS parsers of the packet-processing application
-// (dev/app/dns.hpp, http.hpp, tls.hpp) through analyze() and fill_record(),
+// (apps/packet_processing/dns.hpp, http.hpp, tls.hpp) through analyze() and fill_record(),
 // as the kernel runs them on each frame: valid frames parse clean with
 // their names; every length field of each record, cut and lengthened by
 // one, gives the reason its container's bound calls for or, where the

@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "core/text_escape.hpp"
+#include "gnio/text_escape.hpp"
 
 namespace {
 

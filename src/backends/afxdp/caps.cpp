@@ -5,7 +5,7 @@
 #include "backends/afxdp/iface.hpp"
 #include "backends/backend.hpp"
 #include "backends/spec.hpp"
-#include "core/text_escape.hpp"
+#include "gnio/text_escape.hpp"
 
 namespace gnio::caps {
 

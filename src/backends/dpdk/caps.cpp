@@ -9,7 +9,7 @@
 
 #include "backends/dpdk/internal.hpp"
 #include "backends/spec.hpp"
-#include "core/text_escape.hpp"
+#include "gnio/text_escape.hpp"
 
 namespace gnio::caps {
 
