@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // app_bench: the reference application (the packet-processing kernel of
 // `gnio run packet-processing`) against its two bounds, on the same traffic.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line of app_bench. CLI11 is parsed in this host-only file so that
 // nvcc never compiles it.
 #include <CLI/CLI.hpp>

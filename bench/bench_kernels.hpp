@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Persistent kernels of gnio_bench. They run unchanged on a GPU and on the
 // emulated device (where a block is one CPU thread).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio_bench's options, parsed in gnio_bench_main.cpp (host C++ only) and used
 // in gnio_bench.cu.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RX NIC engine's host cost per packet, without a kernel: the benchmark
 // thread turns the engine and then releases every descriptor, as a kernel
 // that keeps up would. "Old" is a frozen copy of the per-frame loop the

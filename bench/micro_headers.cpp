@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Micro-benchmarks of the per-packet header helpers that the NIC engine runs
 // for every received frame (classify, rss_hash; describe_frame, which the
 // engine runs instead of both) and that kernels call (swap_addresses,

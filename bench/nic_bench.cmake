@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # nic_bench: live traffic on a veth pair (namespaces and links over
 # rtnetlink, tests/net/netns_util), AF_XDP and DPDK receivers into a
 # persistent kernel against an AF_PACKET baseline and, where installed,

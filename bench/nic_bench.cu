@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nic_bench: live traffic on a veth pair into a persistent kernel, one row
 // per receiver, against a baseline receiver fed by the same sender.
 //

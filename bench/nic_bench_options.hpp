@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nic_bench's options, parsed in nic_bench_main.cpp (host C++ only) and used in
 // nic_bench.cu.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // soak: a long run at high load with gnio's accounting checked every second.
 //
 // Several RX queues fed without pause by the prebuilt `mem:` source (or the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // soak's options, parsed in soak_main.cpp (host C++ only) and used in soak.cu.
 #pragma once
 

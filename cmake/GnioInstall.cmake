@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 include(CMakePackageConfigHelpers)
 install(DIRECTORY include/gnio DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS gnio gnio_warnings EXPORT gnioTargets

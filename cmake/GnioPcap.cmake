@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # libpcap as gnio::pcap: through pkg-config where it exists, else by looking
 # for the header and library directly (machines without pkg-config, or a
 # libpcap unpacked under CMAKE_PREFIX_PATH). Also used by gnioConfig.cmake.

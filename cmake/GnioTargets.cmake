@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared build settings: warnings, libcu++ location and kernel sources that
 # compile with nvcc for the GPU or as plain C++ for the emulated device.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The packet-processing application's parsers (apps/packet_processing/: DNS, HTTP, TLS
 // and the analyze() entry) on arbitrary bytes: the input as a DNS message
 // (whole, and as the start of one over TCP), an HTTP request and a TLS

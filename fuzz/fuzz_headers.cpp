@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device packet parsers and classifier (the GNIO_HD code the GPU runs)
 // on arbitrary frames: every read must stay inside the frame.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The metrics endpoint's request handling, the exposition parser gnio top
 // uses, and the address parser, on arbitrary input.
 #include <cstdint>

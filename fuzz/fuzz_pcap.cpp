@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The capture reader path: pcap and pcapng files of arbitrary bytes opened
 // as an RX source and drained. Errors are fine; crashes and hangs are not.
 #include <sys/mman.h>

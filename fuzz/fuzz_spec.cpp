@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The queue-spec parser, its typed getters, and the drivers that take no
 // file or device (synthetic, fault over synthetic) on arbitrary text.
 #include <array>

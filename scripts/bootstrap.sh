@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian 12 packages one job needs, when any is missing:
 #   scripts/bootstrap.sh app    building and running gnio (the demo)
 #   scripts/bootstrap.sh test   app, plus the test suite's libraries and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures and builds gnio with a CMake preset (default: "default"); more
 # arguments go to the build (e.g. --target gnio_cli). GNIO_BOOTSTRAP names
 # the packages to install first: app (build and run, the default) or test.

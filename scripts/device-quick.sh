@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The shortest GPU check: build the runtime tests and the examples, run the
 # gpu label. For a device call with little time left; logs go to $OUT.
 set -uo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # One call on a GPU machine: the gpu-label suite, compute-sanitizer on the GPU
 # end-to-end runs, the tools' views of the device, the benchmarks and the
 # soak. Logs go to $OUT (default ./device-out).

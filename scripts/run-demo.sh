@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what building and running need (scripts/bootstrap.sh app: no test
 # tools, no service), builds the application alone, and runs the reference
 # application, `gnio run packet-processing`, on a bundled capture of real DNS

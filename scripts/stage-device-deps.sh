@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Copies the build dependencies a GPU machine without a package manager
 # lacks (CLI11, nlohmann-json, GoogleTest, libpcap and its shared-library
 # closure) from this Debian machine into .deps/, a prefix that

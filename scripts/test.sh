@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what is missing (the test job: scripts/bootstrap.sh test), builds,
 # and runs the whole test suite. Tests labelled gpu report "Skipped" on
 # machines without a CUDA device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio caps: both capability axes for a NIC spec and a GPU, saved as a
 // snapshot or compared with one ("the diff against this baseline is the bug").
 #include <fstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio diagnose NAME: the taxonomy row of an error code, then the checks that
 // tell its causes apart.
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio doctor: one row per environment precondition, exit 1 on any FAIL.
 #include <iostream>
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio top: a live terminal view of a run's /metrics endpoint: rates per
 // queue and per kernel block, drops, each block's heartbeat age and the
 // hang verdict. 'q' quits.

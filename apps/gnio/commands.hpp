@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gnio subcommands. Each lives in its own cmd_<name>.cpp and registers
 // itself on the top-level app; to add one, declare add_<name>_command here,
 // implement it in cmd_<name>.cpp and call it from main.cpp.

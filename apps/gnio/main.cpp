@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio: the command-line front end of the library's tools.
 #include <CLI/CLI.hpp>
 

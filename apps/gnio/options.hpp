@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options several subcommands share: what will be driven (--nic, --gpu,
 // --ring-bytes) and the roots the doctor reads (for debugging and audits).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the packet-processing application learns from one frame, on the GPU:
 // the protocols it carries (l2l4.hpp up to L4; DNS, HTTP/1.x requests and
 // the TLS ClientHello from dns.hpp, http.hpp and tls.hpp), the checksum

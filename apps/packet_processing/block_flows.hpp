@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A block's flow updates of one burst gathered in shared memory before they
 // reach the flow table: traffic of few flows otherwise sends every warp of
 // every block to the same few table entries, each update a probe and a

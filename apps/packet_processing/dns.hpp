@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DNS (RFC 1035) for the packet-processing application, on the GPU: the
 // names of a message and a walk over its sections that holds every length
 // to its container: each label and compression pointer to the message, a

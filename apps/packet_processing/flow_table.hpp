@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A bounded, lock-free flow table in device memory (MemKind Gpu or GpuCpu:
 // it uses read-modify-write atomics). Open addressing over a power-of-two
 // number of slots with a short probe window; a slot is claimed by one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HTTP/1.x requests (RFC 9112) for the packet-processing application, on
 // the GPU: the request line at the start of a TCP payload and the Host
 // header of the header block after it. HTTP carries no length field before

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // L2-L4 for the packet-processing application, on the GPU: the protocols a
 // frame carries up to its L4 header (Ethernet, VLAN/QinQ, ARP, IPv4, IPv6,
 // ICMP, ICMPv6, UDP, TCP, fragments), the checksum state of L3 and L4, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The packet-processing application's own Prometheus families, next to the
 // library's rx/tx/kernel families (metrics::add_*) on a run's /metrics.
 #pragma once

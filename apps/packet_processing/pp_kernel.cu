@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The packet-processing persistent kernel: each block serves one RX queue;
 // each thread analyses its packets of a burst in place, updates the flow
 // table (a burst's packets of one flow in one update: merged per warp, then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The persistent kernel of `gnio run packet-processing`, seen from the host:
 // its arguments, the layout of its counters, and the launch (pp_kernel.cu,
 // compiled by nvcc with CUDA, as C++ for the emulated device without it).

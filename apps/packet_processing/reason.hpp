@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Why the packet-processing application counts a frame as malformed or cut:
 // shared by the L2-L4 checks of analyze.hpp and the DNS and TLS parsers.
 #pragma once

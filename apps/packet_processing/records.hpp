@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The records the packet-processing application hands to the host: the
 // application-layer fields of one DNS message, HTTP request or TLS
 // ClientHello (the parsers in dns.hpp, http.hpp and tls.hpp fill them), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Answers the packet-processing application builds in place, in the RX
 // buffer of the request (sent zero-copy through a TX queue): ICMP and
 // ICMPv6 echo replies, ARP replies and IPv6 neighbour advertisements for

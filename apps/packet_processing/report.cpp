@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "packet_processing/report.hpp"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a run of `gnio run packet-processing` found, and its three outputs:
 // the summary table, the JSON report (schema versioned) and the flow export
 // (CSV or JSON lines).

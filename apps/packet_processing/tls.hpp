@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TLS ClientHello (RFC 8446 §4.1.2, RFC 5246 §7.4.1.2) and its
 // server_name extension (RFC 6066 §3) for the packet-processing
 // application, on the GPU. Every length is held to its container: the

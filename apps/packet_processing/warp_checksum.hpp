@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The ones' complement sums of a warp's packets, summed by the warp
 // together: the L4 checksums of analyze_warp() (analyze.hpp). It needs
 // warp shuffles, so only nvcc compiles it; on the emulated device a lane is

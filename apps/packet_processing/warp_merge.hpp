@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Work a warp does together so that fewer of its lanes touch shared
 // memory: packets of one flow merged into one flow-table update, and one
 // claim counter increment for all the lanes that hand a record over.

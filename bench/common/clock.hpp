@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmarks' clock: monotonic, for windows and wall times.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The machine line every benchmark prints before its tables, so that a
 // result is read against the hardware that produced it.
 #pragma once

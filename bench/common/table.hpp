@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The benchmarks' tables: markdown, each number printed by a printf format.
 #pragma once
 

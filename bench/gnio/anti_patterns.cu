@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The anti-patterns, on the packets of the ceiling: a copy and a launch per
 // packet, and a host copy plus a launch per burst of 32 and of 256.
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bare-ring ceiling: the receive kernel fed by one host thread that
 // only copies prebuilt frames (mem=gpu) or descriptors (mem=host) into a
 // ring laid out as gnio/dev/ring.hpp says and publishes it; no backend and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Echo latency at low load: one packet at a time from a peer on a loop:
 // wire, through the echo kernel and back, the round trip split into its hops.
 #include <unistd.h>

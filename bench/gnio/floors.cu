@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The floors: host<->device copy bandwidth, a kernel reading pinned host
 // memory, the persistent-kernel doorbell round trip and a kernel launch.
 // The emulated device measures its copies and reads with the CPU.

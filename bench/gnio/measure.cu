@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What gnio_bench's sections share: frames, launch settings, the measuring
 // window, percentiles and the ceiling a row is read against.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio_bench: one table of what gnio's datapath delivers and what bounds it.
 //
 // Rows, each with its ratio to the floor or ceiling that bounds it, one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio's RX rows: the NIC engine fed by the prebuilt source (mem:) and by
 // the generator (synthetic:), by frame size, ring memory and queue count,
 // into the receive kernel of the ceiling; and their anatomy, where the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio_bench's sections: the Row each fills, the helpers they share
 // (measure.cu) and one function per section, each in its own file. A
 // section appends its rows to the table in order, each with its bound and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio_bench's output: the machine line, the setup, one row per measurement
 // and, after a full run, the targets.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The targets of a full run, each read off the rows against its bound.
 #include <algorithm>
 #include <utility>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TX rows: a persistent kernel sending prebuilt payloads from device memory
 // and from pinned host memory to pcap-out:/dev/null, counted where the TX
 // engine hands them to the backend.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Other programs the veth benchmark runs as baselines (xdp-bench,
 // xdp-filter, dpdk-testpmd): found on PATH, started as children in the
 // calling thread's network namespace, their output collected as it comes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Traffic of the veth benchmark that does not go through gnio: the sender
 // (AF_PACKET, several threads, sendmmsg straight to the driver), the
 // baseline receiver (an AF_PACKET socket that only counts) and the kernel's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers the examples share: GPU selection with a skip code for test
 // runs without a GPU, scope/memory option parsing, and waiting for a queue
 // to drain with progress and a deadline.

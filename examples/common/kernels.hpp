@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Persistent kernels shared by the examples (and run by the tests through
 // them). Each is a functor templated on the cooperation scope.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // echo: a persistent kernel swaps the L2/L3/L4 addresses of every packet in
 // place and sends it back, zero-copy from the RX ring.
 //   --mode loop: the host sends frames from --source into one end of an

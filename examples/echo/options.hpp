@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // echo's options, parsed in main.cpp (host C++ only) and used by the
 // kernel's host side in echo.cu.
 #pragma once

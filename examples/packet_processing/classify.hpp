@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The per-packet work of the reference application, shared by the kernel
 // and the host-side verification so both count the same way.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // packet_processing's options, parsed in main.cpp (host C++ only) and used
 // by the kernel's host side in packet_processing.cu.
 #pragma once

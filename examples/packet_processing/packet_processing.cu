@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // packet_processing: the reference application. One persistent kernel per
 // GPU receives every packet, classifies it in place (IPv4/IPv6, UDP, TCP,
 // ICMP, DNS, HTTP, checksum state) and answers ICMP/ICMPv6 echo requests by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // simple_receive: a persistent kernel counts and checksums every packet of a
 // capture (or any RX spec) in GPU memory; --verify recomputes the same on
 // the host and fails on any difference.

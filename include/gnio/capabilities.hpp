@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Two-axis capability discovery: is feature F supported on NIC
 /// spec N with GPU G?

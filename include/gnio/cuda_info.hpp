@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief The CUDA axis of the two-axis capability question: what the CUDA
 /// runtime and driver say about each device, read once and kept as plain

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief `gnio diagnose NAME`: the taxonomy row of an error code as it
 /// shows up in gnio, and the doctor checks (and capability axes) that tell

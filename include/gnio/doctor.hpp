@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief The environment doctor (`gnio doctor`): the environment
 /// preconditions of GPU-initiated networking as one check per row (what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief What a live driver says of its NIC beyond EthCaps: the AF_XDP
 /// interface as the kernel reports it, the DPDK port as DPDK reports it.

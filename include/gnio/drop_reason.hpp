@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Why an RX queue did not deliver a frame its backend offered, and
 /// why a TX queue did not send a descriptor it was given.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Layer 1: an Ethernet device opened from a queue spec, and its RX/TX
 /// queues.

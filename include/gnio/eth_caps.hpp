@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief What an Ethernet device (a backend behind a queue spec) says it
 /// can do: the NIC axis of the two-axis capability question.

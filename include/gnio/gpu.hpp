@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Layer 2: one context per GPU, opened from the GPU's PCIe bus id,
 /// its memory allocations and packet-buffer pools.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Layer 3: GPU-visible handles over started Ethernet queues, and
 /// GPU↔CPU semaphores.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Library logging: one line per event, with its level, component
 /// and (where there is one) queue id.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Memory kinds and DeviceMemory, the owner of one allocation made
 /// through a Gpu.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Metrics in the Prometheus text exposition format (version 0.0.4),
 /// served on /metrics by a small embedded HTTP server (cpp-httplib).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Layer 4: one long-running (persistent) kernel per GPU per
 /// direction.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Errors as values: one code taxonomy (gnio::Errc), the layer that
 /// detected the failure, the capability axis at fault where there is one,

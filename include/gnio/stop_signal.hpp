@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief SIGINT/SIGTERM as a stop request: the first one asks the
 /// application to stop cleanly (set the kernels' exit flag, drain, flush,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The part of a "NIC" that moves frames on the host: the NIC engine pulls
 // received frames from a backend and hands transmitted frames to it.
 //

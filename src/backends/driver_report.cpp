@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // describe_nic(): the driver table's report column (backends/drivers.hpp).
 #include "gnio/driver_report.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the backend drivers share: the driver table (their open functions,
 // dispatched by open_backend, and their NIC reports), the wall clock, rate
 // pacing and a per-burst frame arena.

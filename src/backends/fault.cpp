@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fault:KEY=VALUE,...,inner=SPEC: another backend with faults injected, for
 // testing that a run continues or stops cleanly and counts what happened.
 // inner= comes last and takes the rest of the spec verbatim (it has commas

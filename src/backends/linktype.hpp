@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Capture link types the pcap backend turns into Ethernet frames: Linux
 // cooked capture (SLL, SLL2: what 'tcpdump -i any' writes), BSD loopback
 // (NULL, LOOP) and raw IP (RAW, IPV4, IPV6). Such a record gets a made-up

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // loop: and loop:NAME — lossless in-process wires. "loop:" wires each TX
 // queue to the RX queue of the same index on the same device; "loop:NAME"
 // is one end of a named cable whose other end is the next open of NAME.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pcap:FILE[,loop=N][,pps=R] — replays a capture file (pcap or pcapng,
 // read by libpcap) as one RX queue. Frames of any length the file holds are
 // delivered (the ring spreads them over strides); captures of Linux cooked,

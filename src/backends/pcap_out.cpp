@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pcap-out:FILE[,snaplen=N] — records transmitted frames to a nanosecond
 // pcap file through libpcap, one TX queue.
 #include <pcap/pcap.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live ports a process has open, shared by the specs that name the same
 // port: an RX spec and a TX spec of one interface (as `gnio run` opens them)
 // get one port, since a NIC queue takes one AF_XDP socket and a DPDK port

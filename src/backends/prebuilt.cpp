@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // mem:[FILE][,count=N][,ring=B][,queues=Q][,pps=R] plus, without FILE, the
 // generator's frames=F,size=,flows=,seed=,proto=,ipv6= — a prebuilt
 // in-memory source. Its frames (a capture's, or the first F frames of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queue-spec parsing shared by all backends: "driver:ARG,key=value,...".
 #pragma once
 

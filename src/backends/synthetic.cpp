@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // synthetic:... — a deterministic generator of well-formed Ethernet
 // IPv4/IPv6 UDP/TCP/ICMP-echo frames, spread over RX queues by RSS hash.
 #include "backends/synthetic.hpp"

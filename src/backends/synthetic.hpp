@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The synthetic traffic generator, exposed so that tests and benchmarks can
 // compute the exact frames a "synthetic:..." queue produces.
 //

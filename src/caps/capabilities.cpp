@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Feature rules for both capability axes, and the NotSupported status built
 // from them. Every refusal names the value that failed and what to do.
 #include "gnio/capabilities.hpp"

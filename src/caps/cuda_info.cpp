@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA axis, read from the CUDA runtime. Without a driver every call
 // fails fast with an error code; nothing here may crash or hang then.
 // The driver library is never linked: driver-API attributes are fetched

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The thin wrapper around the pure evaluation: opens the NIC spec and looks
 // up the GPU. Kept apart so that code using only evaluate() does not need
 // the Ethernet layer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PCIe link generation and width from sysfs, so that no NVML is needed.
 #include <cstdlib>
 #include <fstream>

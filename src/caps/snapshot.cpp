@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Capability snapshots: the JSON a `gnio caps --save` writes, its parser,
 // the leaf-by-leaf diff against a live report, and the readable table.
 #include <cstdio>

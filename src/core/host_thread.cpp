@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host halves of the device API's polling primitives (emulated device).
 #include <sched.h>
 #include <time.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library's logger (public API in gnio/log.hpp), as log:: inside the
 // library's own (host-compiled) sources.
 #pragma once

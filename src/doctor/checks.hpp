@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The individual doctor checks and the facts several of them share.
 #pragma once
 

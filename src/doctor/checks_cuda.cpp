@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUDA and DOCA rows of the environment-precondition matrix: toolkit,
 // driver, runtime, their compatibility, DOCA versions, devices.
 #include <cstdlib>

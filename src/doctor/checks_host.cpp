@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host rows of the environment-precondition matrix: GPUDirect kernel
 // support, the NIC spec, privileges, memlock, hugepages, IOMMU and the PCIe
 // placement of NIC and GPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Version parsing and the compatibility tables of data/compat.
 #include <cctype>
 #include <cstdlib>

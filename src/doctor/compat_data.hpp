@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The data/compat tables, compiled into gnio at configure time so that an
 // installed gnio needs no data files.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model's error taxonomy as gnio surfaces it, and the checks that tell
 // the causes of each code apart.
 #include "gnio/diagnose.hpp"

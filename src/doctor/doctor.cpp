@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The check registry, and the table and JSON of a doctor run.
 #include <array>
 #include <nlohmann/json.hpp>

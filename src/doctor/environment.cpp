@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The live machine as a doctor Environment.
 #include <cstdlib>
 #include <filesystem>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers of the doctor: files under fake roots, child processes with
 // a deadline, /proc/self/status capability bits.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A host thread that runs the NIC engines of one or more RX queues in turn,
 // like a DPDK lcore: N queues need not cost N threads. It may be pinned to
 // a core, and it either spins when idle or backs off.

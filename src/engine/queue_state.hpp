@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state of Ethernet devices and queues that the layers of the data path
 // share: the Ethernet layer (src/eth) owns it and drives its lifecycle, the
 // engines (src/engine) move frames and count on it, the GPU handles

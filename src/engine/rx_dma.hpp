@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RxDelivery::Dma: the backend's frame memory, registered with the GPU, is
 // the source of copy-engine transfers into a ring in device memory. Frames
 // are placed in the ring's strides as the sink places them and their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NIC engine of one RX queue: it plays the NIC's part, moving frames
 // from the backend into the GPU-visible ring and publishing the producer
 // index after the bytes. An EngineThread runs it, alone or with others.

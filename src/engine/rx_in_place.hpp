@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RxDelivery::InPlace: the backend's frame memory, mapped into the GPU, is
 // the data area of a ring in host memory; the engine writes descriptors
 // that point at the frames where the backend put them, and copies nothing.

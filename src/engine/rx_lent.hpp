@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lent frames: what a backend with its own frame memory (rx_memory())
 // lends the engine for RxDelivery::InPlace and RxDelivery::Dma, from
 // rx_burst() until rx_release(). They go back in the order the backend lent

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the NIC engine writes into an RX descriptor besides length and
 // position: the backend's flags and, as the offloads ask, packet type,
 // checksum state and RSS hash, from one parse of the frame. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RX engine's side of one ring: where it writes bytes and descriptors,
 // its indices, and what it wrote since the last publish. Every delivery
 // path (RxDelivery) writes through it; RxEngine publishes what it holds.

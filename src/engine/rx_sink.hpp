@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RxDelivery::Sink: the backend writes each frame into the ring's free
 // strides (or those of their pinned staging mirror), lent to one
 // Backend::rx_into() call at a time through the RxSink interface.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "engine/stream_ops.hpp"
 
 #if GNIO_HAVE_CUDA

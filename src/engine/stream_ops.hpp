@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream memory operations (cuStreamWriteValue64) reached through the CUDA
 // runtime's driver entry-point lookup, so that binaries do not link the
 // driver library and still start on machines without a GPU driver.

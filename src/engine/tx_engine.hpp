@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NIC engine of one TX queue: polls the producer index the kernel pushes
 // (plain loads on pinned memory, no CUDA call), honours send times, hands
 // packets to the backend and publishes completions.

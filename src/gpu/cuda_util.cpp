@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "gpu/cuda_util.hpp"
 
 #if GNIO_HAVE_CUDA

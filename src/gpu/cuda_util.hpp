@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUDA runtime error mapping into gnio's taxonomy (host code only).
 #pragma once
 

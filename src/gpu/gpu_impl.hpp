@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal state of a GPU context: its allocations (so the TX engine can
 // turn a device address into bytes) and the live objects that pin it.
 #pragma once

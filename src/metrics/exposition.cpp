@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Prometheus text exposition format: writing, request handling, parsing.
 #include <charconv>
 #include <cmath>

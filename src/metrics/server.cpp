@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The /metrics endpoint on cpp-httplib: a maintained, Debian-packaged HTTP
 // server with a C++ API and its own thread pool (libmicrohttpd would need a
 // C callback layer for the same).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Frames for the application parsers' tests: DNS, HTTP and TLS messages
 // in Ethernet, IPv4 and UDP or TCP, built byte by byte with every length
 // field they hold named and located, so that a test can cut or lengthen

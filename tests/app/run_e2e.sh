@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `gnio run packet-processing` as an operated service, end to end on the
 # emulated device: stop signals with exact accounting, a second SIGINT,
 # /metrics scraped with curl while it runs (checked by prometheus_client's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The DNS, HTTP and TLS parsers of the packet-processing application
 // (apps/packet_processing/dns.hpp, http.hpp, tls.hpp) through analyze() and fill_record(),
 // as the kernel runs them on each frame: valid frames parse clean with

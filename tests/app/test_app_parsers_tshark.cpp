@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tshark as the oracle of the application parsers: the valid frames of
 // test_app_parsers.cpp and each of them with every length field cut and
 // lengthened by one, DNS names of 253 to 256 octets, a TLS record over

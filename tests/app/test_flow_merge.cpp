@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The flow table fed by warps whose packets are merged per flow
 // (merge_flow_lanes, FlowTable::apply, count_outcome) against a reference
 // kept in a std::map, and against the same packets added one at a time:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The JSON of `gnio caps`, `gnio doctor` and `gnio diagnose` for a NIC spec
 // whose file name holds bytes that are not UTF-8 (and controls, quotes,
 // backslashes): the spec and every text quoting it are written by

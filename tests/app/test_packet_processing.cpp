@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gnio run packet-processing` checked against an independent dissector:
 // for every capture in data/, the per-protocol counts, checksum states, DNS
 // questions, HTTP request lines and TLS server names the application reports

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // store_record(): a record written into a ring item that holds an older,
 // longer record (or garbage) reads back field for field and string for
 // string as the record built, and the words past each string's end are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gnio run packet-processing`'s outputs end to end: names of any bytes are
 // written by escape_text()'s rule into the report and --print and parse
 // back, and the flow export of such a capture is well-formed CSV and JSON

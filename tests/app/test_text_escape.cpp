@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // escape_text(): the one rule every output of gnio writes wire bytes by.
 // Each byte value alone, well-formed UTF-8 kept, every kind of ill-formed
 // sequence escaped byte by byte; the text is valid UTF-8 (nlohmann's strict

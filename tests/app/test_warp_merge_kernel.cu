@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // warp_merge_flow() and warp_claim() in a kernel, against merge_flow_lanes()
 // and the ranks of the claiming lanes computed on the host. On a GPU a
 // warp is 32 lanes (the __match_any_sync and warp-reduction path); on the

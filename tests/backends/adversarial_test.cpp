@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The header parser on data/adversarial/*.pcap (written by
 // data/make_adversarial.py): UDP lengths that disagree with the IP payload,
 // checksums good, bad, partial and absent, ICMP echo requests under 8 bytes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The XDP mode an afxdp device runs in, on a veth pair in namespaces of
 // its own (label net, needs root): EthCaps::xdp_mode says what was asked
 // for, mode=auto settles on drv (veth has native XDP, no zero copy), and

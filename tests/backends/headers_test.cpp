@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio/dev/headers.hpp: parsing, checksums, RSS, the echo transform, on
 // hand-built frames and on every frame of the real capture data/sample.pcap.
 #include "gnio/dev/headers.hpp"

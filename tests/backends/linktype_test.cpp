@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Captures of other link types become Ethernet frames: each header decoder
 // on hand-made records, then every file of data/linktypes/ against tshark's
 // reading of the same records.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // loop: and loop:NAME wires: delivery, queues, backpressure, named pairs,
 // and a producer/consumer pair of threads.
 #include <gmock/gmock.h>

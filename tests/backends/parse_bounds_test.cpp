@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every header of every frame of data/sample.pcap and of
 // data/adversarial/cut_*.pcap, cut at every byte offset: by the capture (the
 // frame ends early) and by the IP length field (the datagram ends early,

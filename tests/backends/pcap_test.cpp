@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pcap: and pcap-out: backends: replay, loops, pacing, round trip and the
 // error of each broken file in data/corrupt/.
 #include <gmock/gmock.h>

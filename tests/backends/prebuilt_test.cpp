@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // mem: the prebuilt in-memory source: exact frames in stream order, frames
 // pointing into the memory it names, buffers lent again only after release,
 // RSS spreading over queues, the copy path, pacing losses, spec errors.

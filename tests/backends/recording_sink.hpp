@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An RxSink for backend tests: it records what a backend's rx_into()
 // offered (frames with their flags, and drops with their reasons) and can
 // refuse room on request, as a full ring does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NIC engine's descriptor metadata (src/engine/rx_metadata.hpp) against
 // the device helpers it replaces on the host: the table-driven Toeplitz hash
 // and the word-wise checksum against straightforward references.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Queue-spec parsing and open_backend() dispatch errors.
 #include "backends/spec.hpp"
 

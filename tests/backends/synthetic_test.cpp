@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // synthetic: generator: determinism, well-formed frames, sequence numbers,
 // RSS spreading over queues, pacing.
 #include "backends/synthetic.hpp"

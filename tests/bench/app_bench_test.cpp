@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // app_bench --gpu cpu --quick: every traffic has its four rows, each moved
 // exactly the packets the source offered, and the host core's
 // classification equals the packet-processing kernel's (and the parse-only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio_bench --gpu cpu --quick: the table has every row once, each row
 // passed its own checks, throughput rows moved packets, and every row with
 // a bound states a positive ratio to it; the targets table follows.

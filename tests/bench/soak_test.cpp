@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // soak --gpu cpu for 10 s, offered faster than the emulated device takes
 // frames: every check passes, the end balance holds exactly with frames
 // lost as ring_full, and the TX queues sent every packet the kernel echoed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Both capability axes from constructed EthCaps / CudaDeviceInfo values.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA axis queries: bus id normalisation, sysfs link, and clean
 // failure on a machine without a driver.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Snapshot JSON: schema, round trip, and the diff that explains a change.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The built gnio binary, run as a user would run it.
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad configuration, table-driven: every setter and spec key out of range
 // returns InvalidValue naming the value and the allowed range, and leaves
 // the object as it was (nothing allocated, the queue still configurable).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The device API end to end through persistent kernels, on the device named
 // by GNIO_TEST_GPU (the emulated device by default): ring wrap-around at
 // every scope and ring memory, TX with Again and drain, wait-on-time,

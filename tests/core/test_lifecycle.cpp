@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lifecycle and validation rules of layers 1-3 (no kernel needed): every
 // misuse returns the right code with the offending value in the message.
 #include <gtest/gtest.h>

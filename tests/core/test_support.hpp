@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the runtime tests: which device the tests drive (GNIO_TEST_GPU:
 // "cpu" for the emulated device, "auto" or a bus id for a real GPU) and a
 // skip when a real GPU was asked for and there is none.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A temporary directory standing in for /sys, /proc, the CUDA toolkit root
 // and a pkg-config directory, plus injected CUDA facts, so that every doctor
 // input is under the test's control.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUDA and DOCA rows of the doctor against fake toolkit roots, /proc files
 // and pkg-config directories.
 #include "fake_host.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host rows of the doctor against fake /sys and /proc trees.
 #include "fake_host.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compatibility tables of data/compat and the version helpers.
 #include <gtest/gtest.h>
 

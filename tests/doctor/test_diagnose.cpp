@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio diagnose: every code has a row, AGAIN alone asks for a retry, and each
 // row runs the checks that tell its causes apart.
 #include "fake_host.hpp"

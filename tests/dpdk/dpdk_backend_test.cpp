@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dpdk backend on DPDK's virtual devices, which need no NIC, no root and
 // no hugepages: net_ring (a loopback of rte_rings: frames the test enqueues
 // are what gnio receives, frames gnio sends land in the same ring) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End to end: frames the test enqueues into net_ring0's ring go through the
 // dpdk backend (mbufs in gnio's external memory), the RX engine (in place
 // with ring mem=host, staged copies with mem=gpu) and a persistent kernel,

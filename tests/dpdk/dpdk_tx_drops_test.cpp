@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TX frame sizes and drops on the dpdk backend (net_ring, whose TX enqueues
 // into the ring the test reads): the queue's default max packet size is the
 // backend's (the mbuf frame=, within the port's max_rx_pktlen), a kernel's

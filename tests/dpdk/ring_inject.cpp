@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ring_inject.hpp"
 
 #include <rte_mbuf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Frames into and out of a net_ring device's ring, for tests compiled
 // without DPDK's headers (nvcc): the PMD hands the mbufs enqueued to gnio as
 // they are, and enqueues the mbufs gnio sends.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A backend that owns its frame memory (mode 2 of backend.hpp), for the
 // engine tests: a pool of fixed-size buffers in one host region, handed out
 // in a cycle. It generates frame i as the synthetic generator would (so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RX NIC engine on the device named by GNIO_TEST_GPU (the emulated
 // device by default): frames in place in backend-owned memory and copied
 // from it, drop reasons and truncation, offered == delivered + dropped for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TX-from-device-memory test's kernel and its launch (see
 // device_send_kernel.hpp).
 #include "device_send_kernel.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel of the TX-from-device-memory test: it writes frame i into
 // stride i of a device-memory buffer and sends bursts from there. Its launch
 // is compiled by nvcc in device_send_kernel.cu; the test is plain C++.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TX frame sizes and drops: the default max packet size is what the backend
 // sends and staging slots stay small; a kernel's fill the queue cannot send
 // is refused with a status the kernel sees, and every descriptor pushed is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TX NIC engine: how it plans the copies of device-memory payloads, what
 // one poll() does with a burst (copies, waits, bytes out, errors, send times)
 // when the ring is filled by hand on the emulated device, and kernels sending

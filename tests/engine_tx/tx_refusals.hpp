@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The refusal kernel (device_send_kernel.hpp) run on a TX queue of any
 // backend, and what each of its cases must come to on that queue: the
 // status the device sees, the frames the backend is handed (in ring order),

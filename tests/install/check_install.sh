@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the build tree into a temporary prefix, then builds and runs a
 # program against it twice: with find_package(gnio) and with pkg-config.
 # The prefixes the build searched (its CMAKE_PREFIX_PATH, optional second

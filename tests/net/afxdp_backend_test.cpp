@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The afxdp backend on a veth pair, driven by hand (rx_burst, rx_release,
 // tx_burst), against traffic of the kernel stack in a peer namespace.
 #include <arpa/inet.h>

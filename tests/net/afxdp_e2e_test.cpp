@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End to end: live traffic of the peer's kernel stack through the afxdp
 // backend, the NIC engine (frames read in place from the UMEM with
 // mem=host, copied in batches with mem=gpu) and a persistent kernel, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TX frame sizes and drops on the afxdp backend: the queue's default max
 // packet size is the backend's (the longest frame the link takes: MTU plus
 // an Ethernet header and a VLAN tag, within a UMEM frame less the kernel's

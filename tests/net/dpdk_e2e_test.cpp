@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // End to end through DPDK's net_af_xdp on a veth pair: live traffic of the
 // peer's kernel stack, the dpdk backend (the RX queue's region is the XDP
 // socket's UMEM), the NIC engine (frames read in place with mem=host,

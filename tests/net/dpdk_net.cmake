@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The dpdk backend on a veth pair (net_af_packet, net_af_xdp PMDs): included
 # from this folder's CMakeLists.txt, with its netns helpers (gnio_nettest).
 if(NOT GNIO_HAVE_DPDK)

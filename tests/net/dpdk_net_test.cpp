@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The dpdk backend on a veth pair through DPDK's kernel-socket PMDs
 // (net_af_packet; net_af_xdp, its UMEM in gnio's region), driven by hand
 // (rx_burst, rx_release, tx_burst), against traffic of the kernel stack in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the end-to-end net tests set up alike around their persistent
 // kernels: the queues, configured one way; the kernels are
 // tests/support/e2e_kernels.hpp's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A veth pair between two fresh namespaces: "dut" (gx0, 10.77.0.1), where
 // the test opens gnio, and "peer" (gx1, 10.77.0.2), where the kernel stack
 // sends and receives. Peer traffic comes from sockets opened on a thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Network namespaces and veth pairs for the net tests, over rtnetlink only
 // (no iproute2, no libnl): a namespace lives as long as its NetNs object
 // holds its descriptor, so links and namespaces vanish with the process,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio_nic_bench --quick on the emulated device: every row of every mode is
 // there, and each measured row accounts for every frame the sender's driver
 // took: received == sent - drops (by reason), with traffic actually moved.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # ping from a peer namespace answered by the persistent kernel of
 # `gnio run packet-processing --rx afxdp:gp0 --tx afxdp:gp0` (skb or drv mode),
 # then the interface carries no XDP program. Namespaces are removed on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end checks of a running persistent-kernel program (obs_runner, a
 # stand-in for `gnio run` that can stall a block on purpose): metrics scraped
 # with curl and checked by prometheus_client's parser, stop signals (a second

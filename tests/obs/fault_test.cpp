@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fault backend: every injected fault leaves the run either going or
 // stopped cleanly, and offered == delivered + dropped(reason) exactly.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hang detection: a block that stops beating while its queue has packets
 // waiting is reported hung (health(), the log, the metric) with its last
 // stage; the same silence with no work waiting is not a hang.

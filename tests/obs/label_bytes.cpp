@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An exposition whose label values hold any bytes, for label_bytes_check.py
 // to read with prometheus_client's parser: each sample's `bytes_hex` label
 // gives, in hex, the bytes its `value` label was written from (every byte

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs label_bytes (argv[1]) and reads its exposition with prometheus_client's
 text parser: tests/support/check_exposition.py must accept it, and every
 `value` label must read back as the bytes in its `bytes_hex` label written by

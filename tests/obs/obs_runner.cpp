@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // obs_runner: a small stand-in for `gnio run` that the observability tests
 // drive: a persistent kernel receives from every RX queue of a spec, with the
 // /metrics endpoint, hang detection, the capability snapshot and the

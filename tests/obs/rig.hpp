@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A device, its RX queues started on a GPU, and the stage kernel set up
 // for them: what the hang and fault tests run.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one launch of the observability tests' kernel (see stage_kernel.hpp).
 #include "stage_kernel.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel the observability tests run: it receives from one queue per
 // block, reports its stage, and with stall_after > 0 block 0 stops beating
 // (holding its burst) after that many packets, until the host asks it to exit.

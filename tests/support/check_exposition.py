@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks a Prometheus text exposition read from stdin, as promtool's
 `check metrics` does, without a Prometheus server: prometheus_client's own
 parser must accept every line, and every family must have HELP and TYPE,

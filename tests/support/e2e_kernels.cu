@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The end-to-end tests' two kernel launches (see e2e_kernels.hpp).
 #include "e2e_kernels.hpp"
 

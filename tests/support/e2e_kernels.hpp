@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The end-to-end tests' persistent kernels on one queue: the receive kernel
 // with the totals it counts into, and the echo kernel. Their launches are
 // compiled by nvcc in e2e_kernels.cu; the tests around them are plain C++.

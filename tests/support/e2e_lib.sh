@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash disable=SC2154
 # Shell helpers of the end-to-end scripts that drive a program in the
 # background (tests/app/run_e2e.sh, tests/obs/e2e.sh). Sourced, not run.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs the echo example in pcap mode on a capture of jumbo frames and checks
 the capture it wrote against the input, frame for frame and in order, with
 an answer built here independently of gnio: MACs, IP addresses and UDP/TCP

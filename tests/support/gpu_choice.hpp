@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Choosing where a test or benchmark runs: the GPU asked for, or the
 // emulated device where "auto" finds none, and the cooperation scope given
 // at run time as a template argument.

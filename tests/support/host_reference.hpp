@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the host path reads from an RX spec: the reference a GPU run is
 // checked against (every frame, or the totals ReceiveKernel counts), and
 // the RX counters of several queues added up.

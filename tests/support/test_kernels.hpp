@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The persistent kernels the tests and benchmarks drive queues with: count
 // what is received, echo it back. Each is a functor templated on the
 // cooperation scope. They are the kernels the examples teach (kernels.hpp

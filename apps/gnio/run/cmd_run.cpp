@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `gnio run packet-processing`: the reference application. One persistent
 // kernel per GPU receives from every RX queue, classifies each packet in
 // place, keeps a flow table in GPU memory, hands DNS/HTTP/TLS records to

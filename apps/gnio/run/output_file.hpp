@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The files a run writes (--json, --flows-out) and its standard output:
 // every write checked, the first error kept with the file's name and the C
 // library's reason, so that a full disk, a closed pipe or a bad path is

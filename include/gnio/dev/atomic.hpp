@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Atomic accesses to memory the host engine and the kernel share.
 ///

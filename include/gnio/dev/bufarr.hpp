@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief The device view of a packet-buffer pool (gnio::BufArr::handle()).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Compilation shims that let device code compile with nvcc for the
 /// GPU and with a plain C++ compiler for the emulated device (CPU threads).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Packet header helpers for device and host code: parse, classify
 /// (with checksum state), checksum update, RSS hash and the echo transform.

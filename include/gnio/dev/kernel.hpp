@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief What a persistent kernel gets from its launcher: the exit flag to
 /// poll, and per-block counters and heartbeat the host reads while the

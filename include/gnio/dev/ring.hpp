@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Memory layout shared by the NIC engine and the device API: the RX
 /// and TX rings, their descriptors and indices.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Device RX: receive a burst of packets from a GPU-visible RX queue,
 /// process them in place, release the burst so the NIC engine may reuse its

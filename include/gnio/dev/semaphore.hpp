@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief A GPU↔CPU semaphore in pinned host memory: a ring of items, each
 /// with a status word and a fixed-size user payload (e.g. per-batch results

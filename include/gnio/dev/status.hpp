@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Device-side status codes: gnio::Errc itself, in a header free of
 /// host-only code, so that host and device speak one taxonomy with the same

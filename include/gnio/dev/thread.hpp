@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Where the calling thread sits in the launch, clocks, and polling
 /// back-off. On the GPU these are the CUDA built-ins; on the emulated

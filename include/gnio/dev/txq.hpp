@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Device TX: reserve descriptors, fill them (a pointer into registered
 /// memory, e.g. an RX packet modified in place, or bytes written into the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // afxdp:IFACE[,queue=Q][,queues=N][,mode=auto|skb|drv|zc][,frame=2048][,ring=2048][,busy_poll=1]
 // — live traffic of a Linux network interface through AF_XDP sockets.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/afxdp/caps.hpp"
 
 #include <nlohmann/json.hpp>

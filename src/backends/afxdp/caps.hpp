@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NIC axis of an afxdp:IFACE spec as the kernel reports it: channels,
 // the XDP modes the driver has, MTU against the frame size, the driver and
 // any XDP program already attached; then the XDP mode the spec runs in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Rows of the doctor for an afxdp:IFACE spec, from what the kernel says of
 // the interface in this network namespace (nothing is attached): that it
 // exists and the spec fits it (queues, MTU against the frame, UMEM against

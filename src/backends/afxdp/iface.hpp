@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the kernel says of a network interface, for AF_XDP: its queues
 // (ETHTOOL_GCHANNELS), driver (ETHTOOL_GDRVINFO), MTU and attached XDP
 // program (rtnetlink RTM_GETLINK), and the XDP features of its driver

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the files of the afxdp driver share, as libxdp_internal.h serves
 // libxdp.c and xsk.c: the spec's options, the XDP modes and the errors
 // that name the fix.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // afxdp:IFACE[,...] without libxdp/libbpf at build time.
 #include <string>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libxdp and libbpf, loaded when the first afxdp spec opens rather than
 // linked: the static libgnio then needs nothing more at link time, and a
 // program without them installed fails only when it asks for afxdp.

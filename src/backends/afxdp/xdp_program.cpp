@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/afxdp/xdp_program.hpp"
 
 #include <linux/bpf.h>

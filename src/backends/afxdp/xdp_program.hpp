@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gnio's XDP program on an interface: a redirect program (queue index ->
 // XSKMAP slot), its XSKMAP, and the BPF link that attaches it. The kernel
 // detaches the program when the link's last descriptor closes, so also when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "backends/afxdp/xsk_queue.hpp"
 
 #include <linux/if_xdp.h>

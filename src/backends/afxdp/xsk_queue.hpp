@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One NIC queue of an afxdp port: its UMEM, XSK socket and rings, as
 // libxdp's xsk.c keeps them. The UMEM holds `ring` RX frames (lent to the
 // kernel through the fill ring) and `ring` TX frames; RX frames stay where

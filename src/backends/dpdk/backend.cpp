@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dpdk:PORT[,queues=N][,eal=ARGS][,mbuf_mem=host|gpu][,rxd=N][,txd=N][,mbufs=N][,frame=BYTES]
 // — a DPDK ethdev port: a PCI address ("0000:3b:00.0"), a virtual device
 // with its arguments in quotes (dpdk:"net_af_packet0,iface=eth0"), or a port

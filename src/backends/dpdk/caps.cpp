@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The DPDK port report of `gnio caps`: what the module says of a port, as text and JSON.
 #include "backends/dpdk/caps.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The NIC axis of a dpdk:PORT spec as DPDK reports it (rte_eth_dev_info_get):
 // the PMD and bus, queue and descriptor limits, packet length and MTU
 // bounds, RX/TX offloads, the RSS functions and key/RETA sizes, MAC and link.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libgnio_dpdk.so, found and loaded, and the EAL brought up through it.
 #include <dlfcn.h>
 

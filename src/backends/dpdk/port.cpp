@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libgnio_dpdk.so: every DPDK call of the dpdk backend, behind the plain C
 // table of port_api.h. One instance per process (the EAL is one per process).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The interface between the dpdk backend (in libgnio) and libgnio_dpdk.so,
 // the module that holds every DPDK call. The module is loaded at run time,
 // so that programs linking the static libgnio need no DPDK to link, and

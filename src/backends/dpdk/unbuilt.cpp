@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dpdk:PORT[,...] in a gnio built without DPDK's headers (libdpdk from pkg-config).
 #include <string>
 

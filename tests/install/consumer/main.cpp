@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A program outside the gnio tree, built against an installed gnio through
 // find_package (CMake) and through pkg-config; it prints what it opened.
 #include <gnio/eth.hpp>
