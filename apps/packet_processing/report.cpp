@@ -176,7 +176,7 @@ json report_json(const RunResult& r, uint32_t top_flows) {
               {"emulated", r.info.emulated},
               {"queues", r.info.queues},
               {"seconds", r.info.seconds},
-              {"stop_reason", r.info.stop_reason},
+              {"stop_reason", stop_reason_name(r.info.stop_reason)},
               {"input_error", escape_text(r.info.input_error)},
               {"signal", r.info.signal},
               {"packets", r.count(counter::kPackets)},
@@ -264,12 +264,12 @@ json report_json(const RunResult& r, uint32_t top_flows) {
 std::string summary_text(const RunResult& r, uint32_t top_flows) {
   std::ostringstream o;
   char line[256];
+  const std::string stopped = r.info.signal == SIGINT    ? "signal SIGINT"
+                              : r.info.signal == SIGTERM ? "signal SIGTERM"
+                                                         : std::string(stop_reason_name(r.info.stop_reason));
   std::snprintf(line, sizeof(line), "%llu packets, %llu bytes in %.3f s: %.3f Mpps, %.3f Gbit/s (%s)\n",
                 (unsigned long long)r.count(counter::kPackets), (unsigned long long)r.count(counter::kBytes),
-                r.info.seconds, r.mpps(), r.gbps(),
-                r.info.signal == SIGINT    ? "signal SIGINT"
-                : r.info.signal == SIGTERM ? "signal SIGTERM"
-                                           : r.info.stop_reason.c_str());
+                r.info.seconds, r.mpps(), r.gbps(), stopped.c_str());
   o << line;
   o << "\nprotocol            packets\n";
   for (uint32_t k = 0; k < kProtoCount; ++k) {

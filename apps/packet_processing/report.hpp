@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -29,14 +31,25 @@ namespace gnio::app {
 // 2: names escaped by escape_text()'s rule, run.input_error.
 inline constexpr int kReportSchemaVersion = 2;
 
+// Why a run stopped: every source at its end, a stop signal, --duration or
+// --count reached, or a source that ended in a read error.
+enum class StopReason : uint8_t { EndOfInput, Signal, Duration, Count, InputError };
+
+// A reason's name in the JSON report (run.stop_reason) and in the summary's
+// first line (which names the signal instead when one asked to stop).
+constexpr std::string_view stop_reason_name(StopReason r) {
+  constexpr std::array<std::string_view, 5> names{"end of input", "signal", "duration", "count", "input error"};
+  return names[static_cast<size_t>(r)];
+}
+
 struct RunInfo {
   std::string rx, tx, gpu, device;
   bool emulated = false;
   uint32_t queues = 1;
   double seconds = 0;
-  std::string stop_reason;  // "end of input", "input error", "count", "duration", "signal"
+  StopReason stop_reason = StopReason::EndOfInput;
   int signal = 0;           // the signal that asked to stop (SIGINT, SIGTERM), else 0
-  std::string input_error;  // with "input error": what the source said (file, byte offset, reason)
+  std::string input_error;  // with StopReason::InputError: what the source said (file, byte offset, reason)
 };
 
 struct RunResult {

@@ -79,7 +79,8 @@ Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem, uint32_t blo
   ring.consumer = static_cast<uint64_t*>(consumer->device_ptr());
   ring.claim = static_cast<uint64_t*>(claim->device_ptr());
   ring.released = ring.claim + 8;
-  ring.told = ring.claim + 16;
+  ring.consumer_shadow = ring.claim + 16;
+  ring.tell_lock = ring.claim + 24;
   ring.desc_mask = n - 1;
   ring.stride_shift = static_cast<uint32_t>(std::countr_zero(buf));
   ring.release_step = std::max(1u, n / 8);  // as the engine sets it: one frame per stride here

@@ -113,7 +113,8 @@ Status RxEngine::allocate() {
   auto producer = gpu.alloc(128, ring_kind, 128);
   if (!producer) return producer.status();
   producer_ = std::move(*producer);
-  auto claim = gpu.alloc(256, MemKind::Gpu, 128);  // claim, released, told and its lock: a cache line each
+  // claim, released, consumer_shadow and tell_lock: a cache line each
+  auto claim = gpu.alloc(256, MemKind::Gpu, 128);
   if (!claim) return claim.status();
   claim_ = std::move(*claim);
   auto consumer = gpu.alloc(128, MemKind::CpuGpu, 128);
@@ -140,7 +141,8 @@ Status RxEngine::allocate() {
   dev_ring_.consumer = static_cast<uint64_t*>(consumer_.device_ptr());
   dev_ring_.claim = static_cast<uint64_t*>(claim_.device_ptr());
   dev_ring_.released = static_cast<uint64_t*>(claim_.device_ptr()) + 8;
-  dev_ring_.told = static_cast<uint64_t*>(claim_.device_ptr()) + 16;
+  dev_ring_.consumer_shadow = static_cast<uint64_t*>(claim_.device_ptr()) + 16;
+  dev_ring_.tell_lock = static_cast<uint64_t*>(claim_.device_ptr()) + 24;
   dev_ring_.desc_mask = w.ndesc - 1;
   dev_ring_.stride_shift = w.stride_shift;
   // An eighth of the frames the ring holds at the largest frame size, and

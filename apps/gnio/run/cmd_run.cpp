@@ -330,7 +330,7 @@ int run_packet_processing(const RunOptions& o) {
   // The one polling place: records, progress, flow snapshots, stop checks.
   const uint64_t* live = static_cast<const uint64_t*>(counters->host_ptr());
   auto last_progress = start, last_flows = start;
-  std::string stop_reason = "end of input";
+  app::StopReason stop_reason = app::StopReason::EndOfInput;
   for (;;) {
     reader.drain(result.records);
     const auto now = std::chrono::steady_clock::now();
@@ -339,15 +339,15 @@ int run_packet_processing(const RunOptions& o) {
     for (const EthRxq& q : rxqs) at_end = at_end && q.at_end();
     if (at_end) break;
     if (StopSignal::requested()) {
-      stop_reason = "signal";
+      stop_reason = app::StopReason::Signal;
       break;
     }
     if (o.duration_s > 0 && elapsed >= o.duration_s) {
-      stop_reason = "duration";
+      stop_reason = app::StopReason::Duration;
       break;
     }
     if (o.count > 0 && kernel->totals().packets >= o.count) {
-      stop_reason = "count";
+      stop_reason = app::StopReason::Count;
       break;
     }
     if (o.flows_interval_s > 0 && std::chrono::duration<double>(now - last_flows).count() >= o.flows_interval_s) {
@@ -376,10 +376,10 @@ int run_packet_processing(const RunOptions& o) {
   // The one stop path: sources, drain, exit flag, flush, summary. (A second
   // SIGINT exits at once with 130 from anywhere here: StopSignal's handler.)
   result.info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (stop_reason == "signal")
+  if (stop_reason == app::StopReason::Signal)
     logging::info("run", std::string("stop requested by ") + (StopSignal::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT") +
                              ": stopping the sources, draining the kernel (a second SIGINT exits at once)");
-  if (stop_reason != "end of input") {
+  if (stop_reason != app::StopReason::EndOfInput) {
     // No more frames from the sources; the kernel finishes what was published.
     for (EthRxq& q : rxqs)
       if (Status s = q.stop_source(); !s) return fail("stopping the source of an RX queue", s);
@@ -450,7 +450,7 @@ int run_packet_processing(const RunOptions& o) {
     result.rx.push_back(q.stats());
   }
   if (!input) {
-    stop_reason = "input error";
+    stop_reason = app::StopReason::InputError;
     result.info.input_error = input.message();
   }
   result.counters.assign(live, live + app::counter::kCount);

@@ -55,7 +55,13 @@ struct RxRing {
   /// (release and acquire between receivers, in Rxq::release_one() and
   /// Rxq::tell_engine()).
   uint64_t* released = nullptr;
-  uint64_t* told = nullptr;  ///< device: told[0] the value last stored to `consumer`, told[8] a lock word
+  /// Device: the value last stored to `consumer`, so that Rxq::tell_engine()
+  /// skips the system-scope store when the engine has heard of every release.
+  /// Written only by the holder of `tell_lock`.
+  uint64_t* consumer_shadow = nullptr;
+  /// Device: 1 while a receiver stores `consumer` in Rxq::tell_engine(), else
+  /// 0; one teller at a time keeps the index the engine sees from going back.
+  uint64_t* tell_lock = nullptr;
   uint32_t desc_mask = 0;     ///< Descriptors - 1 (a power of two): descriptor i is desc[i & desc_mask].
   uint32_t stride_shift = 0;  ///< log2 of the stride size: byte offset >> stride_shift is a stride index.
   /// Releases store `consumer` (a system-scope release) when they cross a

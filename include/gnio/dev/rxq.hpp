@@ -269,28 +269,26 @@ class Rxq {
   }
 
   // Stores `released` to `consumer` if the engine has not heard of it yet.
-  // One receiver at a time (a lock word; the others do not wait: the holder
+  // One receiver at a time (`tell_lock`; the others do not wait: the holder
   // or the next teller stores a value at least as new), so the engine never
   // sees the index go back.
   GNIO_HD void tell_engine() const {
-    uint64_t* told = ring_.told;
-    uint64_t* lock = ring_.told + 8;
-    if (load_acquire_device(ring_.released) == load_relaxed(told)) return;
+    if (load_acquire_device(ring_.released) == load_relaxed(ring_.consumer_shadow)) return;
     uint64_t unlocked = 0;
-    // Pairs with the release of the lock below by its previous holder: its
-    // store to `told` is seen here.
-    if (!compare_exchange(lock, unlocked, uint64_t{1})) return;
+    // Pairs with the release of `tell_lock` below by its previous holder: its
+    // store to `consumer_shadow` is seen here.
+    if (!compare_exchange(ring_.tell_lock, unlocked, uint64_t{1})) return;
     // Pairs with the release of `released` in release_one(): every release
     // up to `r` happens before the store to `consumer`.
     const uint64_t r = load_acquire_device(ring_.released);
-    if (r != load_relaxed(told)) {
+    if (r != load_relaxed(ring_.consumer_shadow)) {
       // Pairs with the acquire of `consumer` in RxEngine::reclaim()
       // (src/engine/rx_engine.cpp): the packets' reads happen before the
       // engine reuses their strides or hands their frames back.
       store_release(ring_.consumer, r);
-      store_relaxed(told, r);
+      store_relaxed(ring_.consumer_shadow, r);
     }
-    store_release_device(lock, uint64_t{0});  // pairs with the acquire of the lock above
+    store_release_device(ring_.tell_lock, uint64_t{0});  // pairs with the acquire of `tell_lock` above
   }
 
   RxRing ring_{};
