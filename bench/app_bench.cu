@@ -39,7 +39,7 @@
 #include "common/table.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gpu_choice.hpp"
-#include "host_reference.hpp"
+#include "gnio/host_reference.hpp"
 #include "packet_processing/pp_kernel.hpp"
 #include "packet_processing/records.hpp"
 
@@ -165,7 +165,7 @@ Result<std::string> merge_captures(const std::string& dir, std::string& listing)
   put32(1);  // LINKTYPE_ETHERNET
   for (const auto& p : files) {
     uint64_t n = 0;
-    GNIO_TRY(examples::for_each_host_frame("pcap:" + p.string(), [&](const std::vector<uint8_t>& fr) {
+    GNIO_TRY(for_each_host_frame("pcap:" + p.string(), [&](const std::vector<uint8_t>& fr) {
       put32(static_cast<uint32_t>(n));
       put32(0);
       put32(static_cast<uint32_t>(fr.size()));
@@ -341,7 +341,7 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
   const KernelTotals end = k->totals();
   m.packets = end.packets;
   RxqStats sum;
-  for (const EthRxq& q : qs) sum = examples::add_stats(sum, q.stats());
+  for (const EthRxq& q : qs) sum += q.stats();
   m.offered = sum.offered;
   m.delivered = sum.packets;
   for (uint64_t d : sum.dropped) m.dropped += d;
@@ -377,7 +377,7 @@ struct FrameImage {
 Result<FrameImage> frame_image(const Traffic& t) {
   FrameImage img;
   std::vector<std::vector<uint8_t>> frames;
-  GNIO_TRY(examples::for_each_host_frame("mem:" + t.frames, [&](const std::vector<uint8_t>& f) { frames.push_back(f); }));
+  GNIO_TRY(for_each_host_frame("mem:" + t.frames, [&](const std::vector<uint8_t>& f) { frames.push_back(f); }));
   img.bytes.assign(frames.size() * FrameImage::kStride, 0);
   for (size_t i = 0; i < frames.size(); ++i) {
     const size_t n = std::min<size_t>(frames[i].size(), FrameImage::kStride);

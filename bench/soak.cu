@@ -26,7 +26,7 @@
 
 #include "soak_options.hpp"
 #include "gpu_choice.hpp"
-#include "host_reference.hpp"
+#include "gnio/host_reference.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"
 
@@ -232,7 +232,7 @@ int soak::run(Options o) {
                               std::to_string(s.packets) + " + dropped " + std::to_string(dropped(s)) + " > offered " +
                               std::to_string(s.offered));
       if (s.errors != 0) v.add("counters", "queue " + std::to_string(id) + ": " + std::to_string(s.errors) + " backend errors");
-      sum = examples::add_stats(sum, s);
+      sum += s;
     }
     const std::vector<dev::BlockCounters> blocks = k->counters();
     for (uint32_t b = 0; b < blocks.size() && b < beats.size(); ++b) {
@@ -315,7 +315,7 @@ int soak::run(Options o) {
       v.add("counters", qn + "the kernel finished " + std::to_string(finished) + " packets, the queue delivered " +
                             std::to_string(s.packets) + " and saw " + std::to_string(s.released) +
                             " released (at most " + std::to_string(o.strides) + " may wait in the ring)");
-    total = examples::add_stats(total, s);
+    total += s;
   }
   if (o.echo && (tx_packets != end.packets || tx_errors != 0))
     v.add("echo", "the TX queues sent " + std::to_string(tx_packets) + " packets (" + std::to_string(tx_errors) +

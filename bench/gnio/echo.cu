@@ -11,7 +11,7 @@
 #include "sections.hpp"
 #include "../common/clock.hpp"
 #include "../common/table.hpp"
-#include "test_kernels.hpp"
+#include "gnio/dev/stock_kernels.hpp"
 #include "gnio/dev/atomic.hpp"
 #include "gnio/gpu_queue.hpp"
 
@@ -48,16 +48,16 @@ struct EchoStampKernel {
     constexpr Scope S = Scope::Warp;
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
-      dev::RxBurst b = rxq.receive<S>(1, examples::kPollNs);
+      dev::RxBurst b = rxq.receive<S>(1, dev::kPollNs);
       if (b.count() == 0) continue;
       const uint64_t seen = stamp_ns();
       const bool leader = dev::scope_rank<S>() == 0;
-      if (leader && examples::swap_addresses_staged(b[0].data(), b[0].size()) != dev::HeaderStatus::Ok)
+      if (leader && dev::swap_addresses_staged(b[0].data(), b[0].size()) != dev::HeaderStatus::Ok)
         ctx.count_error();
       const uint64_t replied = stamp_ns();
       dev::TxBatch t = txq.reserve<S>(1);
       while (t.status() == dev::Status::Again && dev::scope_all<S>(ctx.running())) {
-        txq.wait_completions(txq.completed() + 1, examples::kPollNs);
+        txq.wait_completions(txq.completed() + 1, dev::kPollNs);
         t = txq.reserve<S>(1);
       }
       if (t.status() != dev::Status::Success) break;
@@ -71,7 +71,7 @@ struct EchoStampKernel {
         dev::store_relaxed(&at[kReplied], replied);
         dev::store_relaxed(&at[kCommitted], committed);
         dev::store_relaxed(&at[kPushed], stamp_ns());
-        while (txq.wait_completions(t.first() + 1, examples::kPollNs) == dev::Status::Timeout && ctx.running()) {
+        while (txq.wait_completions(t.first() + 1, dev::kPollNs) == dev::Status::Timeout && ctx.running()) {
         }
       }
       rxq.release<S>(b);

@@ -11,7 +11,7 @@
 #include "../bench_kernels.hpp"
 #include "../common/clock.hpp"
 #include "../common/table.hpp"
-#include "host_reference.hpp"
+#include "gnio/host_reference.hpp"
 
 using namespace gnio;
 using bench::Clock;
@@ -42,7 +42,7 @@ std::string generator_spec(uint32_t size, uint64_t count, uint32_t queues) {
 
 std::vector<std::vector<uint8_t>> make_frames(uint32_t size, uint32_t n) {
   std::vector<std::vector<uint8_t>> frames;
-  examples::for_each_host_frame(generator_spec(size, n, 1), [&](const std::vector<uint8_t>& f) { frames.push_back(f); });
+  for_each_host_frame(generator_spec(size, n, 1), [&](const std::vector<uint8_t>& f) { frames.push_back(f); });
   return frames;
 }
 

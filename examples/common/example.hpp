@@ -15,7 +15,8 @@
 #include "gnio/eth.hpp"
 #include "gnio/gpu.hpp"
 #include "gnio/persistent_kernel.hpp"
-#include "kernels.hpp"
+#include "gnio/dev/stock_kernels.hpp"
+#include "gnio/host_reference.hpp"
 
 namespace gnio::examples {
 
@@ -30,11 +31,7 @@ inline int fail(const Status& s) {
 // "auto" falls back to the emulated device when no CUDA device is present,
 // unless require_gpu is set, in which case the caller exits with kExitSkip.
 inline Result<Gpu> open_gpu(const std::string& id, bool require_gpu) {
-  auto g = Gpu::open(id);
-  if (g || id != "auto") return g;
-  if (require_gpu) return g.status();
-  std::fprintf(stderr, "note: no CUDA device (%s); running on the emulated device\n", g.status().message().c_str());
-  return Gpu::open("cpu");
+  return require_gpu ? Gpu::open(id) : Gpu::open_or_emulated(id);
 }
 
 inline std::optional<Scope> parse_scope(const std::string& s) {
@@ -75,61 +72,6 @@ inline std::variant<Setup, int> setup(const std::string& scope, const std::strin
     return kExitSkip;
   }
   return fail(gpu.status());
-}
-
-// Calls f(bytes) for every frame of an RX spec's first `queues` queues,
-// read on the host path, queue after queue: the reference the examples
-// check their GPU results against.
-template <typename F>
-Status for_each_host_frame(const std::string& spec, F&& f, uint16_t queues = 1) {
-  auto d = EthDevice::open(spec);
-  if (!d) return d.status();
-  for (uint16_t id = 0; id < queues; ++id) {
-    auto q = d->create_rxq(id);
-    if (!q) return q.status();
-    GNIO_TRY(q->start());
-    while (!q->at_end()) {
-      auto frames = q->host_receive(256);
-      if (!frames) return frames.status();
-      for (auto& fr : *frames) f(fr.data);
-    }
-  }
-  return Status::ok();
-}
-
-// What ReceiveKernel computes, computed on the host.
-inline Result<ReceiveTotals> host_receive_totals(const std::string& spec, uint16_t queues = 1) {
-  ReceiveTotals t{};
-  GNIO_TRY(for_each_host_frame(
-      spec,
-      [&](const std::vector<uint8_t>& f) {
-        ++t.packets;
-        t.bytes += f.size();
-        t.checksum += dev::fnv1a64(f.data(), f.size());
-      },
-      queues));
-  return t;
-}
-
-// The RX counters of several queues added up.
-inline RxqStats add_stats(const RxqStats& a, const RxqStats& b) {
-  RxqStats s = a;
-  s.offered += b.offered;
-  s.packets += b.packets;
-  s.bytes += b.bytes;
-  s.bursts += b.bursts;
-  s.rx_missed += b.rx_missed;
-  for (size_t r = 0; r < kDropReasons; ++r) s.dropped[r] += b.dropped[r];
-  s.truncated += b.truncated;
-  s.released += b.released;
-  s.errors += b.errors;
-  s.copies += b.copies;
-  s.publish_ns += b.publish_ns;
-  s.work_polls += b.work_polls;
-  s.idle_polls += b.idle_polls;
-  s.busy_ns += b.busy_ns;
-  s.idle_ns += b.idle_ns;
-  return s;
 }
 
 // "offered=N delivered=N dropped=N (ring_full=N empty=N ...) truncated=N":
@@ -173,17 +115,6 @@ inline std::string explain_difference(const RxqStats& s, uint64_t gpu_packets, u
     why = "the queue delivered every frame offered whole; the bytes differ (" + std::to_string(gpu_packets) +
           " packets on the GPU, " + std::to_string(reference_packets) + " in the reference); ";
   return why.substr(0, why.size() - 2);
-}
-
-// Calls f.template operator()<S>() for the runtime scope.
-template <typename F>
-auto with_scope(Scope s, F&& f) {
-  switch (s) {
-    case Scope::Warp: return f.template operator()<Scope::Warp>();
-    case Scope::Block: return f.template operator()<Scope::Block>();
-    case Scope::Thread: break;
-  }
-  return f.template operator()<Scope::Thread>();
 }
 
 // Waits until `done()` or the deadline; Timeout names what was pending.

@@ -16,7 +16,7 @@
 #include <map>
 
 #include "../common/example.hpp"
-#include "../common/kernels.hpp"
+#include "gnio/dev/stock_kernels.hpp"
 #include "options.hpp"
 #include "gnio/gpu_queue.hpp"
 
@@ -60,8 +60,8 @@ Status build(const Options& o, Gpu& gpu, EthDevice& rx_dev, EthDevice& tx_dev, R
   LaunchConfig cfg;
   cfg.block = gpu.emulated() ? 1u : o.block;
   cfg.name = "echo";
-  auto k = examples::with_scope(scope, [&]<Scope S>() {
-    return PersistentKernel::launch(gpu, cfg, examples::EchoKernel<S>{p.grxq.handle(), p.gtxq.handle(), o.burst});
+  auto k = with_scope(scope, [&]<Scope S>() {
+    return PersistentKernel::launch(gpu, cfg, dev::EchoKernel<S>{p.grxq.handle(), p.gtxq.handle(), o.burst});
   });
   if (!k) return k.status();
   p.kernel = std::move(*k);
@@ -158,7 +158,7 @@ int run_loop(const Options& o, Gpu& gpu, RingMem mem, Scope scope) {
 
 Result<std::vector<std::vector<uint8_t>>> read_all(const std::string& spec) {
   std::vector<std::vector<uint8_t>> all;
-  GNIO_TRY(examples::for_each_host_frame(spec, [&](std::vector<uint8_t>& f) { all.push_back(std::move(f)); }));
+  GNIO_TRY(for_each_host_frame(spec, [&](std::vector<uint8_t>& f) { all.push_back(std::move(f)); }));
   return all;
 }
 

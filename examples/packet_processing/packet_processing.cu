@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "../common/example.hpp"
-#include "../common/kernels.hpp"
+#include "gnio/dev/stock_kernels.hpp"
 #include "classify.hpp"
 #include "options.hpp"
 #include "gnio/dev/kernel.hpp"
@@ -47,7 +47,7 @@ struct PacketProcessingKernel {
     while (t.status() == dev::Status::Again) {
       ctx.count_again();
       if (!ctx.running()) return ~0ull;
-      txq.wait_completions(txq.completed() + 1, examples::kPollNs);
+      txq.wait_completions(txq.completed() + 1, dev::kPollNs);
       t = txq.reserve<Scope::Thread>(1);
     }
     if (t.status() != dev::Status::Success) return ~0ull;
@@ -62,7 +62,7 @@ struct PacketProcessingKernel {
     uint64_t bursts = 0, packets = 0;
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
-      dev::RxBurst b = rxq.receive<S>(burst, examples::kPollNs);
+      dev::RxBurst b = rxq.receive<S>(burst, dev::kPollNs);
       if (b.count() == 0) continue;
       uint64_t wait_for = 0, mine = 0, my_bytes = 0;
       for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
@@ -75,7 +75,7 @@ struct PacketProcessingKernel {
       }
       // The engine reads replies from the ring: release only after they left.
       if (wait_for != 0 && wait_for != ~0ull)
-        while (txq.wait_completions(wait_for, examples::kPollNs) == dev::Status::Timeout && ctx.running()) {
+        while (txq.wait_completions(wait_for, dev::kPollNs) == dev::Status::Timeout && ctx.running()) {
         }
       rxq.release<S>(b);
       ctx.count_packets(mine, my_bytes);
@@ -98,7 +98,7 @@ struct PacketProcessingKernel {
 
 Result<TrafficCounters> host_reference(const std::string& spec) {
   TrafficCounters c{};
-  GNIO_TRY(examples::for_each_host_frame(
+  GNIO_TRY(for_each_host_frame(
       spec, [&](std::vector<uint8_t>& f) { examples::account(f.data(), static_cast<uint32_t>(f.size()), c); }));
   return c;
 }
@@ -158,7 +158,7 @@ int packet_processing::run(const Options& o) {
   LaunchConfig cfg;
   cfg.block = gpu.emulated() ? 1u : o.block;
   cfg.name = "packet_processing";
-  auto kernel = examples::with_scope(scope, [&]<Scope S>() {
+  auto kernel = with_scope(scope, [&]<Scope S>() {
     return PersistentKernel::launch(gpu, cfg,
                                     PacketProcessingKernel<S>{grxq->handle(), gtxq->handle(), reply,
                                                               static_cast<TrafficCounters*>(totals->device_ptr()),

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "../common/example.hpp"
-#include "../common/kernels.hpp"
+#include "gnio/dev/stock_kernels.hpp"
 #include "options.hpp"
 #include "gnio/gpu_queue.hpp"
 
@@ -27,15 +27,15 @@ int run(const Options& o) {
   auto dev = EthDevice::open(o.nic);
   if (!dev) return examples::fail(dev.status());
   const uint32_t nq = o.queues ? o.queues : dev->caps().max_rx_queues;
-  if (nq > examples::RxQueueSet::kMax)
+  if (nq > dev::RxQueueSet::kMax)
     return examples::fail({Errc::InvalidValue, Layer::App,
                            "--queues " + std::to_string(nq) + " is more than this example serves (" +
-                               std::to_string(examples::RxQueueSet::kMax) + "); pass --queues N with a smaller N"});
+                               std::to_string(dev::RxQueueSet::kMax) + "); pass --queues N with a smaller N"});
   // Every queue gets its ring, its NIC-engine thread and its GPU handle;
   // block b of the kernel serves queue b % nq.
   std::vector<EthRxq> rxqs;
   std::vector<GpuRxq> handles;
-  examples::RxQueueSet set;
+  dev::RxQueueSet set;
   for (uint32_t id = 0; id < nq; ++id) {
     auto rxq = dev->create_rxq(static_cast<uint16_t>(id));
     if (!rxq) return examples::fail(rxq.status());
@@ -49,16 +49,16 @@ int run(const Options& o) {
     handles.push_back(std::move(*grxq));
   }
   set.count = nq;
-  auto totals_mem = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
+  auto totals_mem = gpu.alloc(sizeof(dev::ReceiveTotals), MemKind::GpuCpu);
   if (!totals_mem) return examples::fail(totals_mem.status());
-  auto* totals_dev = static_cast<examples::ReceiveTotals*>(totals_mem->device_ptr());
+  auto* totals_dev = static_cast<dev::ReceiveTotals*>(totals_mem->device_ptr());
 
   LaunchConfig cfg;
   cfg.grid = std::max(o.grid, nq);
   cfg.block = o.block;
   cfg.name = "simple_receive";
-  auto kernel = examples::with_scope(scope, [&]<Scope S>() {
-    return PersistentKernel::launch(gpu, cfg, examples::ReceiveKernel<S>{set, totals_dev, o.burst});
+  auto kernel = with_scope(scope, [&]<Scope S>() {
+    return PersistentKernel::launch(gpu, cfg, dev::ReceiveKernel<S>{set, totals_dev, o.burst});
   });
   if (!kernel) return examples::fail(kernel.status());
 
@@ -72,10 +72,10 @@ int run(const Options& o) {
   RxqStats st;
   for (const EthRxq& q : rxqs) {
     if (Status s = q.source_status(); !s) return examples::fail(s);
-    st = examples::add_stats(st, q.stats());
+    st += q.stats();
   }
 
-  const auto t = *static_cast<const examples::ReceiveTotals*>(totals_mem->host_ptr());
+  const auto t = *static_cast<const dev::ReceiveTotals*>(totals_mem->host_ptr());
   std::printf("gpu=%s mem=%s scope=%s queues=%u packets=%llu bytes=%llu checksum=%016llx rx_missed=%llu bursts=%llu\n",
               gpu.bus_id().c_str(), o.mem.c_str(), o.scope.c_str(), nq, (unsigned long long)t.packets,
               (unsigned long long)t.bytes, (unsigned long long)t.checksum, (unsigned long long)st.rx_missed,
@@ -87,7 +87,7 @@ int run(const Options& o) {
     rc = 1;
   }
   if (o.verify) {
-    auto ref = examples::host_receive_totals(o.nic, static_cast<uint16_t>(nq));
+    auto ref = host_receive_totals(o.nic, static_cast<uint16_t>(nq));
     if (!ref) return examples::fail(ref.status());
     const bool same = ref->packets == t.packets && ref->bytes == t.bytes && ref->checksum == t.checksum;
     std::printf("host reference: packets=%llu bytes=%llu checksum=%016llx -> %s\n",

@@ -104,6 +104,12 @@ struct RxqStats {
   uint64_t rx_missed = 0;
   /// Frames not delivered, by reason (drop_reason.hpp).
   DropCounts dropped{};
+
+  /// @brief Adds another queue's counters, field by field: the counters of
+  ///        several queues as one.
+  /// @param o The other queue's counters.
+  /// @return `*this`.
+  RxqStats& operator+=(const RxqStats& o) noexcept;
 };
 
 /// @brief What a TX queue did with the descriptors the device pushed.
@@ -127,6 +133,12 @@ struct TxqStats {
   TxDropCounts dropped{};
   /// sum(dropped): descriptors completed with an error.
   uint64_t errors = 0;
+
+  /// @brief Adds another queue's counters, field by field: the counters of
+  ///        several queues as one.
+  /// @param o The other queue's counters.
+  /// @return `*this`.
+  TxqStats& operator+=(const TxqStats& o) noexcept;
 };
 
 /// @brief Default bytes of a TX staging slot (EthTxq::set_staging_slot_size):

@@ -88,6 +88,15 @@ class Gpu {
   ///         context.
   static Result<Gpu> open(std::string_view bus_id);
 
+  /// @brief Opens the context of one device, or the emulated device where
+  ///        "auto" opens no CUDA device (none present, or the driver
+  ///        refused): what a program that runs anywhere asks for.
+  /// The fallback is logged as a warning with open("auto")'s error.
+  /// @param bus_id As for open().
+  /// @return As open(); for "auto" that opened no CUDA device, the
+  ///         emulated device's context.
+  static Result<Gpu> open_or_emulated(std::string_view bus_id);
+
   /// @brief No context: every call but close() returns BadState or an empty value.
   Gpu() = default;
   /// @brief Takes over the context of `other`, which is left empty.

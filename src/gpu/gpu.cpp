@@ -312,6 +312,13 @@ Result<Gpu> Gpu::open(std::string_view bus_id_text) {
   return Gpu(std::move(impl));
 }
 
+Result<Gpu> Gpu::open_or_emulated(std::string_view bus_id) {
+  auto g = open(bus_id);
+  if (g || bus_id != "auto") return g;
+  log::warn("gpu", "no CUDA device (" + g.status().message() + "); running on the emulated device");
+  return open("cpu");
+}
+
 Gpu& Gpu::operator=(Gpu&& other) noexcept {
   if (this != &other) {
     close();

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "../support/gpu_choice.hpp"
-#include "../support/host_reference.hpp"
-#include "../support/test_kernels.hpp"
+#include "gnio/host_reference.hpp"
+#include "gnio/dev/stock_kernels.hpp"
 #include "gnio/dev/semaphore.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"
@@ -125,7 +125,7 @@ struct RecordKernel {
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
-      dev::RxBurst b = rxq.receive<S>(burst, examples::kPollNs);
+      dev::RxBurst b = rxq.receive<S>(burst, dev::kPollNs);
       if (b.count() == 0) continue;
       for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
         const uint64_t idx = b.first() + i;
@@ -176,8 +176,8 @@ uint32_t block_for(const Gpu& gpu, Scope s) { return gpu.emulated() || s == Scop
 
 // What a ReceiveKernel run saw, next to what the host sees in the same source.
 struct ReceiveRun {
-  examples::ReceiveTotals got{};
-  examples::ReceiveTotals want{};
+  dev::ReceiveTotals got{};
+  dev::ReceiveTotals want{};
   KernelTotals kernel{};
   std::vector<dev::BlockCounters> blocks;
 };
@@ -186,19 +186,19 @@ struct ReceiveRun {
 void receive_all(Gpu& gpu, EthRxq& q, const std::string& spec, Scope scope, LaunchConfig cfg, uint32_t burst,
                  ReceiveRun& run) {
   auto h = GpuRxq::create(gpu, q);
-  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
+  auto totals = gpu.alloc(sizeof(dev::ReceiveTotals), MemKind::GpuCpu);
   ASSERT_TRUE(h.has_value() && totals.has_value());
-  auto* t_dev = static_cast<examples::ReceiveTotals*>(totals->device_ptr());
-  auto k = examples::with_scope(scope, [&]<Scope S>() {
-    return PersistentKernel::launch(gpu, cfg, examples::ReceiveKernel<S>{examples::RxQueueSet::of(h->handle()), t_dev, burst});
+  auto* t_dev = static_cast<dev::ReceiveTotals*>(totals->device_ptr());
+  auto k = with_scope(scope, [&]<Scope S>() {
+    return PersistentKernel::launch(gpu, cfg, dev::ReceiveKernel<S>{dev::RxQueueSet::of(h->handle()), t_dev, burst});
   });
   ASSERT_TRUE(k.has_value()) << k.status().to_string();
   EXPECT_TRUE(eventually([&] { return q.at_end(); }, std::chrono::seconds(60)));
   ASSERT_TRUE(k->stop());
-  run.got = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
+  run.got = *static_cast<const dev::ReceiveTotals*>(totals->host_ptr());
   run.kernel = k->totals();
   run.blocks = k->counters();
-  auto want = examples::host_receive_totals(spec);
+  auto want = host_receive_totals(spec);
   ASSERT_TRUE(want.has_value());
   run.want = *want;
 }
@@ -258,7 +258,7 @@ TEST_P(SourceOrder, EveryPacketArrivesOnceInSourceOrder) {
   const Scope scope = scope_param;  // captured by the kernel lambda (clang 14: no structured bindings there)
   const std::string spec = "synthetic:count=20000,size=96-1500,proto=mix,ipv6=mix,seed=11";
   std::vector<std::vector<uint8_t>> want;
-  ASSERT_TRUE(examples::for_each_host_frame(spec, [&](const std::vector<uint8_t>& f) { want.push_back(f); }));
+  ASSERT_TRUE(for_each_host_frame(spec, [&](const std::vector<uint8_t>& f) { want.push_back(f); }));
   auto dev = EthDevice::open(spec);
   ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
   auto q = dev->create_rxq(0);
@@ -268,7 +268,7 @@ TEST_P(SourceOrder, EveryPacketArrivesOnceInSourceOrder) {
   auto seen_mem = gpu.alloc(sizeof(SeenPacket) * want.size(), MemKind::GpuCpu);
   ASSERT_TRUE(h.has_value() && seen_mem.has_value());
   auto* seen = static_cast<SeenPacket*>(seen_mem->device_ptr());
-  auto k = examples::with_scope(scope, [&]<Scope S>() {
+  auto k = with_scope(scope, [&]<Scope S>() {
     return PersistentKernel::launch(gpu, launch_config(1, block_for(gpu, scope), "order"),
                                     RecordKernel<S>{h->handle(), seen, want.size(), 16});
   });

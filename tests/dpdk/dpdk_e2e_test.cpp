@@ -68,7 +68,7 @@ TEST_P(DpdkE2e, PersistentKernelReceivesRingFramesExactly) {
   }
   EXPECT_TRUE(test::eventually([&] { return rxq->stats().released >= kCount; }, std::chrono::seconds(10)));
   ASSERT_TRUE(counting->kernel.stop().is_ok());
-  const examples::ReceiveTotals t = counting->counted();
+  const dev::ReceiveTotals t = counting->counted();
   const RxqStats st = rxq->stats();
   EXPECT_EQ(t.packets, kCount);
   EXPECT_EQ(t.bytes, bytes);

@@ -18,8 +18,8 @@
 #include <string>
 
 #include "../core/test_support.hpp"
-#include "../support/host_reference.hpp"
-#include "../support/test_kernels.hpp"
+#include "gnio/host_reference.hpp"
+#include "gnio/dev/stock_kernels.hpp"
 #include "engine/rx_engine.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/log.hpp"
@@ -50,7 +50,7 @@ struct RecordKernel {
     for (uint32_t spins = 0; go && dev::load_acquire(go) == 0 && ctx.running(); ++spins) dev::backoff(spins);
     while (ctx.running()) {
       ctx.heartbeat();
-      dev::RxBurst b = rxq.receive<Scope::Thread>(32, examples::kPollNs);
+      dev::RxBurst b = rxq.receive<Scope::Thread>(32, dev::kPollNs);
       for (uint32_t i = 0; i < b.count(); ++i) {
         const uint64_t idx = b.first() + i;
         if (idx >= capacity) {
@@ -272,7 +272,7 @@ struct ScopedRecordKernel {
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     while (ctx.running()) {
       ctx.heartbeat();
-      dev::RxBurst b = rxq.receive<S>(32, examples::kPollNs);
+      dev::RxBurst b = rxq.receive<S>(32, dev::kPollNs);
       for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
         const uint64_t idx = b.first() + i;
         if (idx >= capacity) {
@@ -359,7 +359,7 @@ TEST_P(DeviceRingFromBackendMemory, PrebuiltFramesEqualTheHostPathFrameForFrame)
   GNIO_OPEN_TEST_GPU(gpu);
   const std::string spec = "mem:count=30000,frames=500,ring=1000,size=96-1500,proto=mix,ipv6=mix,seed=17";
   std::vector<std::vector<uint8_t>> want;
-  ASSERT_TRUE(examples::for_each_host_frame(spec, [&](const std::vector<uint8_t>& f) { want.push_back(f); }));
+  ASSERT_TRUE(for_each_host_frame(spec, [&](const std::vector<uint8_t>& f) { want.push_back(f); }));
   ASSERT_EQ(want.size(), 30000u);
   auto dev = EthDevice::open(spec);
   ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
@@ -393,7 +393,7 @@ TEST_P(DeviceRingFromBackendMemory, PacedPrebuiltDropsCountedExactlyAndOrderKept
   // of buffers too, and loses frames there.
   const std::string frames = "frames=64,size=64-1500,flows=64,seed=23";
   std::vector<uint64_t> cycle;  // the source's frames, repeating
-  ASSERT_TRUE(examples::for_each_host_frame("mem:" + frames,
+  ASSERT_TRUE(for_each_host_frame("mem:" + frames,
                                             [&](const std::vector<uint8_t>& f) {
                                               cycle.push_back(dev::fnv1a64(f.data(), f.size()));
                                             }));
@@ -439,7 +439,7 @@ TEST(Engine, OfferedIsDeliveredPlusDroppedForEveryBackend) {
   const std::string sample = std::string("pcap:") + GNIO_DATA_DIR + "/sample.pcap";
   for (const std::string& spec : {std::string("synthetic:count=3000,size=64-9000,proto=mix,seed=3"), sample}) {
     SCOPED_TRACE(spec);
-    auto want = examples::host_receive_totals(spec);
+    auto want = host_receive_totals(spec);
     ASSERT_TRUE(want.has_value()) << want.status().to_string();
     auto dev = EthDevice::open(spec);
     ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
@@ -594,23 +594,23 @@ struct Receiver {
     EXPECT_TRUE(h.has_value()) << h.status().to_string();
     if (!h) return;
     handle.emplace(std::move(*h));
-    auto t = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
+    auto t = gpu.alloc(sizeof(dev::ReceiveTotals), MemKind::GpuCpu);
     EXPECT_TRUE(t.has_value());
     if (!t) return;
     totals.emplace(std::move(*t));
-    std::memset(totals->host_ptr(), 0, sizeof(examples::ReceiveTotals));
+    std::memset(totals->host_ptr(), 0, sizeof(dev::ReceiveTotals));
     auto k = PersistentKernel::launch(
         gpu, one_thread("receive"),
-        examples::ReceiveKernel<Scope::Thread>{examples::RxQueueSet::of(handle->handle()),
-                                               static_cast<examples::ReceiveTotals*>(totals->device_ptr()), 32});
+        dev::ReceiveKernel<Scope::Thread>{dev::RxQueueSet::of(handle->handle()),
+                                               static_cast<dev::ReceiveTotals*>(totals->device_ptr()), 32});
     EXPECT_TRUE(k.has_value()) << k.status().to_string();
     if (k) kernel.emplace(std::move(*k));
   }
   bool ok() const { return kernel.has_value(); }
   // Stops the kernel; what it received in all.
-  examples::ReceiveTotals stop() {
+  dev::ReceiveTotals stop() {
     EXPECT_TRUE(kernel->stop());
-    examples::ReceiveTotals t = *static_cast<const examples::ReceiveTotals*>(totals->host_ptr());
+    dev::ReceiveTotals t = *static_cast<const dev::ReceiveTotals*>(totals->host_ptr());
     kernel.reset();
     handle.reset();
     return t;
@@ -650,7 +650,7 @@ TEST(Engine, StopSourceDrainsExactly) {
     const RxqStats at_stop = q->stats();
     EXPECT_EQ(at_stop.packets + dropped_total(at_stop), at_stop.offered);
     ASSERT_TRUE(eventually([&] { return q->at_end(); }, std::chrono::seconds(60)));
-    const examples::ReceiveTotals got = rx.stop();
+    const dev::ReceiveTotals got = rx.stop();
     const RxqStats end = q->stats();
     EXPECT_EQ(end.offered, at_stop.offered) << "the source offered frames after stop_source()";
     EXPECT_EQ(end.packets, at_stop.packets);

@@ -68,7 +68,7 @@ TEST_P(AfxdpE2e, PersistentKernelReceivesPeerUdpExactly) {
   ASSERT_TRUE(sender.is_ok()) << sender.to_string();
   EXPECT_TRUE(test::eventually([&] { return rx->rxq.stats().released >= kCount; }, std::chrono::seconds(10)));
   ASSERT_TRUE(counting->kernel.stop().is_ok());
-  const examples::ReceiveTotals t = counting->counted();
+  const dev::ReceiveTotals t = counting->counted();
   const RxqStats st = rx->rxq.stats();
   EXPECT_EQ(t.packets, kCount);
   EXPECT_EQ(t.bytes, frame_bytes);

@@ -16,19 +16,19 @@ LaunchConfig e2e_launch_config(const Gpu& gpu, const char* name) {
 }  // namespace
 
 Result<ReceiveCounting> launch_receive_counting(Gpu& gpu, const GpuRxq& grxq, const char* name) {
-  auto totals = gpu.alloc(sizeof(examples::ReceiveTotals), MemKind::GpuCpu);
+  auto totals = gpu.alloc(sizeof(dev::ReceiveTotals), MemKind::GpuCpu);
   if (!totals) return totals.status();
   auto kernel = PersistentKernel::launch(
       gpu, e2e_launch_config(gpu, name),
-      examples::ReceiveKernel<Scope::Block>{examples::RxQueueSet::of(grxq.handle()),
-                                            static_cast<examples::ReceiveTotals*>(totals->device_ptr()), kE2eBurst});
+      dev::ReceiveKernel<Scope::Block>{dev::RxQueueSet::of(grxq.handle()),
+                                            static_cast<dev::ReceiveTotals*>(totals->device_ptr()), kE2eBurst});
   if (!kernel) return kernel.status();
   return ReceiveCounting{std::move(*totals), std::move(*kernel)};
 }
 
 Result<PersistentKernel> launch_echo(const Gpu& gpu, const GpuRxq& grxq, const GpuTxq& gtxq, const char* name) {
   return PersistentKernel::launch(gpu, e2e_launch_config(gpu, name),
-                                  examples::EchoKernel<Scope::Block>{grxq.handle(), gtxq.handle(), kE2eBurst});
+                                  dev::EchoKernel<Scope::Block>{grxq.handle(), gtxq.handle(), kE2eBurst});
 }
 
 }  // namespace gnio::e2e_test

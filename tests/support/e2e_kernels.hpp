@@ -7,7 +7,7 @@
 #include "gnio/gpu.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"
-#include "test_kernels.hpp"
+#include "gnio/dev/stock_kernels.hpp"
 
 namespace gnio::e2e_test {
 
@@ -20,7 +20,7 @@ struct ReceiveCounting {
   DeviceMemory totals;
   PersistentKernel kernel;  // after totals: stopped before they are freed
 
-  examples::ReceiveTotals counted() const { return *static_cast<const examples::ReceiveTotals*>(totals.host_ptr()); }
+  dev::ReceiveTotals counted() const { return *static_cast<const dev::ReceiveTotals*>(totals.host_ptr()); }
 };
 
 Result<ReceiveCounting> launch_receive_counting(Gpu& gpu, const GpuRxq& grxq, const char* name);

@@ -43,4 +43,22 @@ enum class Scope : uint8_t {
   Block,   ///< All threads of the block call together.
 };
 
+/// @brief Calls a template on the scope chosen at run time: `f.template
+/// operator()<S>()` for S == s, so that one generic lambda
+/// (`[&]<Scope S>() { ... }`) builds a kernel of each scope.
+/// @tparam F A callable with a `template <Scope S>` call operator whose
+///         three instances return one type.
+/// @param s The scope.
+/// @param f The callable.
+/// @return What the instance for `s` returned.
+template <typename F>
+auto with_scope(Scope s, F&& f) {
+  switch (s) {
+    case Scope::Warp: return f.template operator()<Scope::Warp>();
+    case Scope::Block: return f.template operator()<Scope::Block>();
+    case Scope::Thread: break;
+  }
+  return f.template operator()<Scope::Thread>();
+}
+
 }  // namespace gnio
