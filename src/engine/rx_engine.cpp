@@ -267,7 +267,7 @@ Status RxEngine::publish() {
   RxRingWriter& w = writer_;
   RxqCounters& c = q_.counters;
   // Offers are counted before the deliveries and drops they cover, which
-  // are released after them: EthRxq::stats() (src/eth/eth.cpp) loads them
+  // are released after them: EthRxq::stats() (src/eth/rxq.cpp) loads them
   // in the other order, so a reader never sees more delivered and dropped
   // than offered. Pairs with those loads.
   if (w.new_offered) c.offered.fetch_add(w.new_offered, std::memory_order_release);

@@ -2,7 +2,7 @@
 // dpdk:PORT[,queues=N][,eal=ARGS][,mbuf_mem=host|gpu][,rxd=N][,txd=N][,mbufs=N][,frame=BYTES]
 // — a DPDK ethdev port: a PCI address ("0000:3b:00.0"), a virtual device
 // with its arguments in quotes (dpdk:"net_af_packet0,iface=eth0"), or a port
-// number. Every DPDK call is in libgnio_dpdk.so (port.cpp), loaded when the
+// number. Every DPDK call is in libgnio_dpdk.so (port*.cpp), loaded when the
 // first dpdk spec opens (module.cpp).
 //
 // RX frames stay in backend-owned memory (RxDelivery::InPlace or Dma): each RX queue's mbuf pool keeps its

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the files of the dpdk driver share: the spec's options, the module
-// libgnio_dpdk.so that makes every DPDK call (port.cpp), and the EAL, which
+// libgnio_dpdk.so that makes every DPDK call (port*.cpp), and the EAL, which
 // a process brings up once.
 #pragma once
 
