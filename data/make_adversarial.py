@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the captures in data/adversarial/: frames whose headers are cut,
 lie about their lengths or carry checksums in unusual states, for the header
-parser's tests (tests/backends/adversarial_test.cpp compares the parser with
+parser's tests (tests/backends/test_adversarial.cpp compares the parser with
 tshark on them). Deterministic: the same bytes on every run. See README.md."""
 import os
 import struct

@@ -5,7 +5,7 @@ if(NOT GNIO_HAVE_DPDK)
   message(STATUS "gnio: net tests of the dpdk backend not built (the backend is not built)")
   return()
 endif()
-add_executable(gnio_dpdk_net_tests ${CMAKE_CURRENT_LIST_DIR}/dpdk_net_test.cpp)
+add_executable(gnio_dpdk_net_tests ${CMAKE_CURRENT_LIST_DIR}/test_dpdk_net.cpp)
 target_include_directories(gnio_dpdk_net_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(gnio_dpdk_net_tests PRIVATE gnio_nettest GTest::gtest_main gnio_warnings)
 add_dependencies(gnio_dpdk_net_tests gnio_dpdk)
@@ -14,7 +14,7 @@ gtest_discover_tests(gnio_dpdk_net_tests TEST_PREFIX "net." DISCOVERY_TIMEOUT 60
 # End to end through net_af_xdp, the engine and a persistent kernel; on the
 # emulated device here, on a CUDA GPU with GNIO_TEST_GPU=auto (label gpu too;
 # skipped without a device).
-add_executable(gnio_dpdk_net_e2e_tests ${CMAKE_CURRENT_LIST_DIR}/dpdk_e2e_test.cpp)
+add_executable(gnio_dpdk_net_e2e_tests ${CMAKE_CURRENT_LIST_DIR}/test_dpdk_e2e.cpp)
 target_link_libraries(gnio_dpdk_net_e2e_tests PRIVATE gnio_e2e_kernels gnio_nettest GTest::gtest_main gnio_warnings)
 add_dependencies(gnio_dpdk_net_e2e_tests gnio_dpdk)
 gtest_discover_tests(gnio_dpdk_net_e2e_tests TEST_PREFIX "net." DISCOVERY_TIMEOUT 60
