@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // app_bench's options, parsed in app_bench_main.cpp (host C++ only) and used in
-// app_bench.cu.
+// app/.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // nic_bench's options, parsed in nic_bench_main.cpp (host C++ only) and used in
-// nic_bench.cu.
+// nic/.
 #pragma once
 
 #include <cstdint>
