@@ -25,18 +25,20 @@ struct Seen {
   uint64_t timestamp_ns, fnv;
 };
 
-// Records every descriptor; waits for *go before it receives anything.
+// Records every descriptor; waits for *go (when set) before it receives
+// anything. At warp or block scope the threads of the scope share each burst.
+template <Scope S = Scope::Thread>
 struct RecordKernel {
   dev::Rxq rxq;
   Seen* seen;  // GpuCpu memory
   uint64_t capacity;
-  const uint32_t* go;
+  const uint32_t* go = nullptr;
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     for (uint32_t spins = 0; go && dev::load_acquire(go) == 0 && ctx.running(); ++spins) dev::backoff(spins);
     while (ctx.running()) {
       ctx.heartbeat();
-      dev::RxBurst b = rxq.receive<Scope::Thread>(32, dev::kPollNs);
-      for (uint32_t i = 0; i < b.count(); ++i) {
+      dev::RxBurst b = rxq.receive<S>(32, dev::kPollNs);
+      for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
         const uint64_t idx = b.first() + i;
         if (idx >= capacity) {
           ctx.count_error();
@@ -46,7 +48,7 @@ struct RecordKernel {
         seen[idx] = {p.size(), p.flags(), p.rss_hash(), seen[idx].times + 1, p.timestamp_ns(),
                      dev::fnv1a64(p.data(), p.size())};
       }
-      rxq.release<Scope::Thread>(b);
+      rxq.release<S>(b);
     }
   }
 };
@@ -74,7 +76,7 @@ void record(Gpu& gpu, EthRxq& q, size_t capacity, Done&& done, Received& run, ui
   auto seen = gpu.alloc(sizeof(Seen) * capacity, MemKind::GpuCpu);
   ASSERT_TRUE(seen.has_value());
   auto k = PersistentKernel::launch(
-      gpu, one_thread("record"), RecordKernel{h->handle(), static_cast<Seen*>(seen->device_ptr()), capacity, go});
+      gpu, one_thread("record"), RecordKernel<>{h->handle(), static_cast<Seen*>(seen->device_ptr()), capacity, go});
   ASSERT_TRUE(k.has_value()) << k.status().to_string();
   if (before_go) before_go(q);
   if (go) dev::store_release(go, 1u);

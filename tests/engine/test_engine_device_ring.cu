@@ -18,32 +18,6 @@ using namespace gnio::test;
 
 namespace {
 
-// RecordKernel at a receive scope: the threads of a warp or block share
-// each burst.
-template <Scope S>
-struct ScopedRecordKernel {
-  dev::Rxq rxq;
-  Seen* seen;  // GpuCpu memory
-  uint64_t capacity;
-  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
-    while (ctx.running()) {
-      ctx.heartbeat();
-      dev::RxBurst b = rxq.receive<S>(32, dev::kPollNs);
-      for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
-        const uint64_t idx = b.first() + i;
-        if (idx >= capacity) {
-          ctx.count_error();
-          continue;
-        }
-        dev::Packet p = b[i];
-        seen[idx] = {p.size(), p.flags(), p.rss_hash(), seen[idx].times + 1, p.timestamp_ns(),
-                     dev::fnv1a64(p.data(), p.size())};
-      }
-      rxq.release<S>(b);
-    }
-  }
-};
-
 // Receives at scope S until `done()` (as record()).
 template <Scope S, typename Done>
 void record_at(Gpu& gpu, EthRxq& q, size_t capacity, Done&& done, Received& run) {
@@ -55,7 +29,7 @@ void record_at(Gpu& gpu, EthRxq& q, size_t capacity, Done&& done, Received& run)
   LaunchConfig c = one_thread("record-scoped");
   c.block = S == Scope::Thread ? 1 : S == Scope::Warp ? 32 : 128;
   auto k = PersistentKernel::launch(
-      gpu, c, ScopedRecordKernel<S>{h->handle(), static_cast<Seen*>(seen->device_ptr()), capacity});
+      gpu, c, RecordKernel<S>{h->handle(), static_cast<Seen*>(seen->device_ptr()), capacity});
   ASSERT_TRUE(k.has_value()) << k.status().to_string();
   EXPECT_TRUE(eventually([&] { return done(); }, std::chrono::seconds(60)));
   ASSERT_TRUE(k->stop());

@@ -4,13 +4,18 @@
 // tests/support/e2e_kernels.hpp's.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <chrono>
 #include <utility>
 
+#include "../core/test_support.hpp"
 #include "e2e_kernels.hpp"
 #include "gnio/eth.hpp"
 #include "gnio/gpu.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/persistent_kernel.hpp"
+#include "net_fixture.hpp"
 
 namespace gnio::nettest {
 
@@ -52,6 +57,28 @@ inline Result<E2eTxq> open_e2e_txq(EthDevice& dev, const Gpu& gpu) {
   auto gtxq = GpuTxq::create(gpu, *txq);
   if (!gtxq) return gtxq.status();
   return E2eTxq{std::move(*txq), std::move(*gtxq)};
+}
+
+// The peer sends `count` paced UDP datagrams to `port`; the receive kernel
+// (named `kernel_name`) must count each once with its exact frame length,
+// and the queue none missed. Leaves the queue's stats in `st` for the
+// driver's own checks; use with ASSERT_NO_FATAL_FAILURE.
+inline void receive_peer_udp_exactly(Gpu& gpu, E2eRxq& rx, const VethPair& veth, uint16_t port, uint32_t count,
+                                     const char* kernel_name, RxqStats& st) {
+  auto counting = launch_receive_counting(gpu, rx.grxq, kernel_name);
+  ASSERT_TRUE(counting.has_value()) << counting.status().to_string();
+  uint64_t frame_bytes = 0;
+  Status sender = send_peer_udp_paced(veth, port, count, rx.rxq, frame_bytes);
+  ASSERT_TRUE(sender.is_ok()) << sender.to_string();
+  EXPECT_TRUE(test::eventually([&] { return rx.rxq.stats().released >= count; }, std::chrono::seconds(10)));
+  ASSERT_TRUE(counting->kernel.stop().is_ok());
+  const dev::ReceiveTotals t = counting->counted();
+  st = rx.rxq.stats();
+  EXPECT_EQ(t.packets, count);
+  EXPECT_EQ(t.bytes, frame_bytes);
+  EXPECT_EQ(t.bad_release, 0u);
+  EXPECT_EQ(st.packets, count);
+  EXPECT_EQ(st.rx_missed, 0u);
 }
 
 }  // namespace gnio::nettest
