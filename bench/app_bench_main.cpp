@@ -15,10 +15,13 @@ int main(int argc, char** argv) {
   CLI::App cli{"app_bench: the packet-processing application against receive-only and one host core, same traffic"};
   cli.add_option("--gpu", o.gpu, "PCIe bus id, auto (falls back to cpu) or cpu")->capture_default_str();
   cli.add_flag("--quick", o.quick, "few packets, small rings, 2 queues (CI-class machines, the emulated device)");
-  auto* queues = cli.add_option("--queues", o.queues, "RX queues, one kernel block each")->capture_default_str();
+  auto* queues = cli.add_option("--queues", o.queues, "RX queues (one kernel block each unless --blocks)")->capture_default_str();
   cli.add_option("--mem", o.mem, "RX ring memory: gpu or host")->capture_default_str()->check(CLI::IsMember({"gpu", "host"}));
   cli.add_option("--block", o.block, "threads per block (1 on the emulated device)")->capture_default_str();
-  cli.add_option("--burst", o.burst, "packets per receive, every kernel")->capture_default_str();
+  cli.add_option("--burst", o.burst, "packets per receive, every kernel (the engine's bursts: at most the backend's)")
+      ->capture_default_str();
+  cli.add_option("--blocks", o.blocks, "kernel blocks, at least --queues (block b serves queue b % queues); 0: one per queue")
+      ->capture_default_str();
   cli.add_option("--packets", o.packets, "packets per traffic (0: 10 M each, --quick fewer)")->capture_default_str();
   cli.add_option("--repeat", o.repeat, "runs of each kernel row, the median shown (0: 3 on a GPU, 1 on the emulated device)")
       ->capture_default_str();

@@ -15,6 +15,7 @@ struct Options {
   std::string mem = "gpu";
   uint32_t block = 256;
   uint32_t burst = 256;  // gnio run's default --burst
+  uint32_t blocks = 0;   // kernel blocks; 0: one per queue (gnio run's default)
   uint32_t strides = 8192;
   uint32_t ring = 8192;  // prebuilt buffers per queue
   uint64_t packets = 0;  // per traffic; 0: by size

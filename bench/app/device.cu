@@ -2,6 +2,7 @@
 // app_bench's kernel rows: receive-only, parse only and the application's
 // packet-processing kernel, each on its own device and queues, timed from
 // the first packet finished to the last.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -99,7 +100,7 @@ struct ParseOnlyKernel {
 
 LaunchConfig launch_config(const Gpu& gpu, const Options& o, uint32_t grid, const char* name) {
   LaunchConfig c;
-  c.grid = grid;
+  c.grid = o.blocks > grid ? o.blocks : grid;
   c.block = gpu.emulated() ? 1u : o.block;
   c.name = name;
   return c;
@@ -135,7 +136,8 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
       m.error = "RX queue " + std::to_string(id) + ": " + q.status().to_string();
       return m;
     }
-    for (Status s : {q->set_num_strides(o.strides), q->set_stride_size(2048), q->set_burst_size(o.burst),
+    const uint32_t engine_burst = std::min(o.burst, dev->caps().max_burst);  // the kernel's may be larger
+    for (Status s : {q->set_num_strides(o.strides), q->set_stride_size(2048), q->set_burst_size(engine_burst),
                      q->set_ring_mem(o.mem == "gpu" ? RingMem::Gpu : RingMem::Host), q->set_gpu(gpu), q->start()})
       if (!s) {
         m.error = "configuring RX queue " + std::to_string(id) + ": " + s.to_string();

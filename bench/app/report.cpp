@@ -89,10 +89,10 @@ bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficRes
                   const std::string& legend) {
   bool ok = true;
   std::printf("\nmachine: %s\n", bench::machine(gpu).c_str());
-  std::printf("setup: %u queue(s), ring mem=%s, %u strides of 2048 B, burst %u, %u threads per block%s, %u run(s) "
+  std::printf("setup: %u queue(s), %u block(s), ring mem=%s, %u strides of 2048 B, burst %u, %u threads per block%s, %u run(s) "
               "of each kernel row (the median shown); target: the packet-processing kernel keeps >= %.2f of "
               "receive-only\n",
-              o.queues, o.mem.c_str(), o.strides, o.burst, gpu.emulated() ? 1u : o.block,
+              o.queues, std::max(o.blocks, o.queues), o.mem.c_str(), o.strides, o.burst, gpu.emulated() ? 1u : o.block,
               o.quick ? " (--quick)" : "", o.repeat, kTarget);
   std::printf("traffic: %s\n\n", legend.c_str());
   bench::print_header({"traffic", "variant", "packets", "offered", "Mpps", "Gbit/s", "vs receive-only", "target met"},

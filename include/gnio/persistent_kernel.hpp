@@ -34,8 +34,11 @@ namespace gnio {
 /// @brief How PersistentKernel::launch() starts a kernel, and how its
 /// health is judged.
 struct LaunchConfig {
-  /// Blocks, at least 1 (on the emulated device each block is a CPU
-  /// thread: at most 256).
+  /// Blocks; 0 sizes the grid to the GPU: as many blocks of this kernel
+  /// as its multiprocessors hold at once (SM count x occupancy), or on the
+  /// emulated device, where each block is a CPU thread, one per CPU core
+  /// (at most 256). A persistent kernel's blocks must all be resident, so
+  /// a larger grid is refused. config().grid is the grid launched.
   uint32_t grid = 1;
   /// Threads per block, 1..1024 (on the emulated device a block runs as one
   /// thread whatever this says).
@@ -85,7 +88,14 @@ struct KernelTotals {
 
 namespace detail {
 struct KernelRuntime;
-Result<std::shared_ptr<KernelRuntime>> prepare_kernel(const Gpu& gpu, const LaunchConfig& cfg);
+// Blocks of cfg.block threads of the kernel entry `entry` that one
+// multiprocessor of `gpu` holds at once; 0 on the emulated device.
+Result<uint32_t> resident_per_sm(const Gpu& gpu, const LaunchConfig& cfg, const void* entry);
+// Checks and sizes the grid (per_sm: resident_per_sm()) and allocates the
+// kernel's exit flag and counters.
+Result<std::shared_ptr<KernelRuntime>> prepare_kernel(const Gpu& gpu, const LaunchConfig& cfg, uint32_t per_sm);
+// The grid prepare_kernel() settled.
+uint32_t kernel_grid(const KernelRuntime& rt);
 dev::KernelCtx kernel_ctx(const KernelRuntime& rt);
 void* kernel_stream(const KernelRuntime& rt);
 Status kernel_launched(KernelRuntime& rt, int cuda_error);
@@ -120,8 +130,9 @@ class PersistentKernel {
   /// @param cfg Grid, block, name and health settings (copied).
   /// @param kernel The functor, copied to the device (or to each CPU thread).
   /// @return The running kernel, or: BadState when `gpu` is not open;
-  ///         InvalidValue for a grid of 0, a block outside 1..1024, or more
-  ///         than 256 blocks on the emulated device; NotSupported
+  ///         InvalidValue for a block outside 1..1024, more blocks than
+  ///         the GPU holds at once, or more than 256 blocks on the
+  ///         emulated device; NotSupported
   ///         (Axis::Cuda) on a CUDA GPU when the caller was not compiled
   ///         by nvcc; any error of Gpu::alloc(); the mapped CUDA error when
   ///         the stream cannot be created or the launch fails.
@@ -193,7 +204,15 @@ class PersistentKernel {
 
 template <typename K>
 Result<PersistentKernel> PersistentKernel::launch(const Gpu& gpu, const LaunchConfig& cfg, const K& kernel) {
-  auto rt = detail::prepare_kernel(gpu, cfg);
+  uint32_t per_sm = 0;
+#if defined(__CUDACC__)
+  if (!gpu.emulated()) {
+    auto n = detail::resident_per_sm(gpu, cfg, reinterpret_cast<const void*>(&detail::persistent_entry<K>));
+    if (!n) return n.status();
+    per_sm = *n;
+  }
+#endif
+  auto rt = detail::prepare_kernel(gpu, cfg, per_sm);
   if (!rt) return rt.status();
   if (gpu.emulated()) {
     GNIO_TRY(detail::start_emulated(**rt, [kernel](const dev::KernelCtx& ctx) { kernel(ctx); }));
@@ -202,7 +221,8 @@ Result<PersistentKernel> PersistentKernel::launch(const Gpu& gpu, const LaunchCo
 #if defined(__CUDACC__)
   const dev::KernelCtx ctx = detail::kernel_ctx(**rt);
   detail::persistent_entry<K>
-      <<<cfg.grid, cfg.block, 0, static_cast<cudaStream_t>(detail::kernel_stream(**rt))>>>(kernel, ctx);
+      <<<detail::kernel_grid(**rt), cfg.block, 0, static_cast<cudaStream_t>(detail::kernel_stream(**rt))>>>(kernel,
+                                                                                                             ctx);
   GNIO_TRY(detail::kernel_launched(**rt, static_cast<int>(cudaGetLastError())));
   return PersistentKernel(std::move(*rt));
 #else

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "gnio/persistent_kernel.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -129,17 +130,62 @@ struct KernelRuntime {
   }
 };
 
-Result<std::shared_ptr<KernelRuntime>> prepare_kernel(const Gpu& gpu, const LaunchConfig& cfg) {
+Result<uint32_t> resident_per_sm(const Gpu& gpu, const LaunchConfig& cfg, const void* entry) {
+  if (gpu.emulated() || !gpu.impl() || cfg.block == 0 || cfg.block > 1024) return 0u;  // prepare_kernel() says why
+#if GNIO_HAVE_CUDA
+  GNIO_TRY(gpu.impl()->bind_thread());
+  int n = 0;
+  GNIO_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, entry, static_cast<int>(cfg.block), 0),
+                "asking how many blocks of " + std::to_string(cfg.block) + " threads of kernel \"" + cfg.name +
+                    "\" a multiprocessor of " + gpu.bus_id() + " holds");
+  if (n <= 0)
+    return Status(Errc::InvalidValue, Layer::Kernel,
+                  "kernel \"" + cfg.name + "\" with blocks of " + std::to_string(cfg.block) + " threads fits no " +
+                      "multiprocessor of " + gpu.bus_id() + " (registers or shared memory); use smaller blocks");
+  return static_cast<uint32_t>(n);
+#else
+  (void)entry;
+  return 0u;
+#endif
+}
+
+uint32_t kernel_grid(const KernelRuntime& rt) { return rt.cfg.grid; }
+
+Result<std::shared_ptr<KernelRuntime>> prepare_kernel(const Gpu& gpu, const LaunchConfig& requested, uint32_t per_sm) {
+  LaunchConfig cfg = requested;
   if (!gpu.impl() || gpu.impl()->closed.load())
     return Status(Errc::BadState, Layer::Kernel, "launching kernel \"" + cfg.name + "\" on a Gpu that is not open");
-  if (cfg.grid == 0 || cfg.block == 0 || cfg.block > 1024)
+  if (cfg.block == 0 || cfg.block > 1024)
     return Status(Errc::InvalidValue, Layer::Kernel,
-                  "kernel \"" + cfg.name + "\" launch of " + std::to_string(cfg.grid) + " blocks x " +
-                      std::to_string(cfg.block) + " threads; need >= 1 block and 1..1024 threads");
-  if (gpu.emulated() && cfg.grid > 256)
+                  "kernel \"" + cfg.name + "\" launch with blocks of " + std::to_string(cfg.block) +
+                      " threads; use 1..1024 threads");
+  constexpr uint32_t kEmulatedMax = 256;
+  const uint32_t sms = static_cast<uint32_t>(std::max(gpu.impl()->info.multiprocessors, 0));
+  const uint32_t resident = gpu.emulated() ? kEmulatedMax : per_sm * sms;
+  if (cfg.grid == 0) {
+    cfg.grid = gpu.emulated() ? std::clamp(std::thread::hardware_concurrency(), 1u, kEmulatedMax) : resident;
+    log::info("kernel", "\"" + cfg.name + "\": " + std::to_string(cfg.grid) + " blocks, sized to " +
+                            (gpu.emulated() ? std::string("the CPU cores of the emulated device")
+                                            : gpu.bus_id() + " (" + std::to_string(sms) + " multiprocessors x " +
+                                                  std::to_string(per_sm) + " blocks of " +
+                                                  std::to_string(cfg.block) + " threads)"));
+  }
+  if (gpu.emulated() && cfg.grid > kEmulatedMax)
     return Status(Errc::InvalidValue, Layer::Kernel,
                   "emulated kernel \"" + cfg.name + "\" with " + std::to_string(cfg.grid) +
-                      " blocks: each block is a CPU thread; use at most 256");
+                      " blocks: each block is a CPU thread; use at most " + std::to_string(kEmulatedMax) +
+                      " (0 sizes the grid to the CPU cores)");
+  if (!gpu.emulated() && resident > 0 && cfg.grid > resident)
+    return Status(Errc::InvalidValue, Layer::Kernel,
+                  "kernel \"" + cfg.name + "\" with " + std::to_string(cfg.grid) + " blocks of " +
+                      std::to_string(cfg.block) + " threads: " + gpu.bus_id() + " holds at most " +
+                      std::to_string(resident) + " at once (" + std::to_string(sms) + " multiprocessors x " +
+                      std::to_string(per_sm) + "), and a persistent kernel's blocks must all run at once; use at "
+                      "most " + std::to_string(resident) + " blocks, or 0 to size the grid to the GPU");
+  if (cfg.grid == 0)
+    return Status(Errc::InvalidValue, Layer::Kernel,
+                  "kernel \"" + cfg.name + "\": the grid could not be sized to " + gpu.bus_id() +
+                      " (its multiprocessor count is unknown); give LaunchConfig::grid explicitly");
   auto rt = std::make_shared<KernelRuntime>();
   rt->gpu = gpu.impl();
   rt->cfg = cfg;

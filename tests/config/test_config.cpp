@@ -115,7 +115,6 @@ TEST(BadConfig, GpuAndKernelLaunch) {
   };
   const Row rows[] = {
       {"bus id syntax", [] { return status_of(Gpu::open("not-a-bus-id")); }, "not-a-bus-id", "cpu"},
-      {"grid 0", [&] { return launch(0, 1); }, "0 blocks", ">= 1 block"},
       {"block 2000", [&] { return launch(1, 2000); }, "2000 threads", "1..1024"},
       {"emulated grid 1000", [&] { return launch(1000, 1); }, "1000", "256"},
   };

@@ -70,6 +70,7 @@ struct RunOptions {
   std::string print;
   std::string mem = "gpu";
   uint32_t block = 256, burst = 256, strides = 8192, flow_slots = 65536;
+  uint32_t blocks = 0;  // 0: one per queue
   bool require_gpu = false, quiet = false;
   std::string log_level;
   std::string metrics;
@@ -175,6 +176,12 @@ int run_packet_processing(const RunOptions& o) {
   if (o.queues == 0 || o.queues > app::PpArgs::kMaxQueues)
     return usage("--queues " + std::to_string(o.queues) + " is out of range 1.." +
                  std::to_string(app::PpArgs::kMaxQueues));
+  if (o.blocks != 0 && o.blocks < o.queues)
+    return usage("--blocks " + std::to_string(o.blocks) + " is fewer than --queues " + std::to_string(o.queues) +
+                 ": every queue needs a block");
+  if (o.burst == 0 || o.burst > o.strides / 2)
+    return usage("--burst " + std::to_string(o.burst) + " is out of range 1.." + std::to_string(o.strides / 2) +
+                 " (half of --strides " + std::to_string(o.strides) + ")");
   if (o.flow_slots == 0 || (o.flow_slots & (o.flow_slots - 1)) != 0)
     return usage("--flow-slots " + std::to_string(o.flow_slots) + " must be a power of two");
   if (o.mem != "gpu" && o.mem != "host") return usage("--mem must be gpu or host (got " + o.mem + ")");
@@ -216,7 +223,10 @@ int run_packet_processing(const RunOptions& o) {
   for (uint32_t q = 0; q < o.queues; ++q) {
     auto rxq = rx_dev->create_rxq(static_cast<uint16_t>(q));
     if (!rxq) return fail("creating RX queue " + std::to_string(q), rxq.status());
-    for (Status s : {rxq->set_num_strides(o.strides), rxq->set_stride_size(2048), rxq->set_burst_size(o.burst),
+    // The engine moves frames in bursts as large as the backend takes; the
+    // kernel's --burst is how many it receives at a time, from any number of them.
+    const uint32_t engine_burst = std::min(o.burst, rx_dev->caps().max_burst);
+    for (Status s : {rxq->set_num_strides(o.strides), rxq->set_stride_size(2048), rxq->set_burst_size(engine_burst),
                      rxq->set_ring_mem(o.mem == "gpu" ? RingMem::Gpu : RingMem::Host), rxq->set_gpu(*gpu),
                      rxq->start()})
       if (!s) return fail("configuring RX queue " + std::to_string(q), s);
@@ -274,7 +284,7 @@ int run_packet_processing(const RunOptions& o) {
   std::fflush(stdout);
 
   LaunchConfig cfg;
-  cfg.grid = o.queues;
+  cfg.grid = o.blocks != 0 ? o.blocks : o.queues;
   cfg.block = gpu->emulated() ? 1u : o.block;
   cfg.name = "packet_processing";
   cfg.stage_names.assign(std::begin(app::stage::kNames), std::end(app::stage::kNames));
@@ -287,6 +297,9 @@ int run_packet_processing(const RunOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   auto kernel = app::launch_packet_processing(*gpu, cfg, args);
   if (!kernel) return fail("launching the kernel", kernel.status());
+  std::printf("kernel: %u block(s) of %u thread(s), bursts of up to %u packets\n", kernel->config().grid,
+              kernel->config().block, o.burst);
+  std::fflush(stdout);
 
   // /metrics while the run goes: the collector reads live counters only; the
   // server stops before anything it reads is torn down.
@@ -536,7 +549,12 @@ void add_run_command(CLI::App& app) {
   pp->add_option("--print", o->print, "print records as they arrive: dns,http,tls");
   pp->add_option("--mem", o->mem, "RX ring memory: gpu or host")->capture_default_str();
   pp->add_option("--block", o->block, "threads per block (1 on the emulated device)")->capture_default_str();
-  pp->add_option("--burst", o->burst, "packets per receive, a thread each (more than --block: threads take several)")
+  pp->add_option("--blocks", o->blocks,
+                 "kernel blocks, at least --queues (block b serves queue b % queues); 0: one per queue")
+      ->capture_default_str();
+  pp->add_option("--burst", o->burst,
+                 "packets a block receives at a time, a thread each (more than --block: threads take several); up "
+                 "to half of --strides, whatever the backend's own burst")
       ->capture_default_str();
   pp->add_option("--strides", o->strides, "RX ring strides (2048 bytes each)")->capture_default_str();
   pp->add_option("--flow-slots", o->flow_slots, "flow table slots (power of two)")->capture_default_str();
