@@ -35,6 +35,7 @@ FOLDERS = [
     "src/caps",             # capability discovery
     "src/doctor",           # gnio doctor / diagnose
     "src/metrics",          # Prometheus exposition and /metrics server
+    "src/filter",           # tcpdump filters: compiled by libpcap, validated
     "apps/packet_processing",  # the reference application (gnio_pp)
     "apps/gnio",            # the gnio CLI
     "examples/common",      # the examples' shared teaching code
@@ -56,7 +57,7 @@ ALL = "*"  # every header of the target folder
 # may include any header of the library's folders.
 LIBRARY = ["include/gnio/dev", "include/gnio", "src/core", "src/gpu", "src/backends",
            DRIVER, "src/engine", "src/eth", "src/gpu_queue", "src/kernel", "src/caps",
-           "src/doctor", "src/metrics"]
+           "src/doctor", "src/metrics", "src/filter"]
 PUBLIC = {"include/gnio/dev": ALL, "include/gnio": ALL}
 
 ALLOWED = {
@@ -81,6 +82,7 @@ ALLOWED = {
                  "src/backends": {"backend.hpp", "spec.hpp"}},
     "src/doctor": {**PUBLIC, "src/core": ALL, "src/backends": {"backend.hpp", "spec.hpp"}},
     "src/metrics": {**PUBLIC, "src/core": ALL},
+    "src/filter": {**PUBLIC, "src/core": ALL},
     "apps/packet_processing": dict(PUBLIC),
     "apps/gnio": {**PUBLIC, "apps/packet_processing": ALL},
     "examples/common": dict(PUBLIC),
@@ -125,7 +127,7 @@ def resolve(root, including_rel, path):
 
 # The layers, lowest first, for the messages only (ALLOWED decides).
 LAYERS = [["include/gnio/dev"], ["include/gnio"], ["src/core"],
-          ["src/gpu", "src/backends", DRIVER], ["src/engine"],
+          ["src/gpu", "src/backends", DRIVER, "src/filter"], ["src/engine"],
           ["src/eth", "src/kernel"], ["src/gpu_queue"],
           ["src/caps", "src/doctor", "src/metrics"],
           ["apps/packet_processing", "examples/common"], ["apps/gnio", "examples"],

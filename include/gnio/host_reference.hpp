@@ -46,12 +46,20 @@ Status for_each_host_frame(const std::string& spec, F&& f, uint16_t queues = 1) 
 /// @brief What dev::ReceiveKernel counts on a spec, computed on the host.
 /// @param spec The RX spec.
 /// @param queues How many queues to read, from queue 0.
+/// @param filter The kernel's filter, in host memory
+///        (gnio::FilterProgram::host_handle()); the default matches every frame.
 /// @return The totals (bad_release 0), or the error reading the spec.
-inline Result<dev::ReceiveTotals> host_receive_totals(const std::string& spec, uint16_t queues = 1) {
+inline Result<dev::ReceiveTotals> host_receive_totals(const std::string& spec, uint16_t queues = 1,
+                                                      const dev::FilterRef& filter = {}) {
   dev::ReceiveTotals t{};
   GNIO_TRY(for_each_host_frame(
       spec,
       [&](const std::vector<uint8_t>& f) {
+        const auto len = static_cast<uint32_t>(f.size());
+        if (filter.run(f.data(), len, len) == 0) {
+          ++t.filtered;
+          return;
+        }
         ++t.packets;
         t.bytes += f.size();
         t.checksum += dev::fnv1a64(f.data(), f.size());

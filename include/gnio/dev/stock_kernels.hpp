@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "gnio/dev/atomic.hpp"
+#include "gnio/dev/filter.hpp"
 #include "gnio/dev/headers.hpp"
 #include "gnio/dev/kernel.hpp"
 #include "gnio/dev/rxq.hpp"
@@ -22,10 +23,11 @@ namespace gnio::dev {
 /// @brief What ReceiveKernel found, summed over all threads (the sums do not
 /// depend on which thread saw which packet).
 struct ReceiveTotals {
-  uint64_t packets;      ///< Packets received.
+  uint64_t packets;      ///< Packets received that the kernel's filter matched (all of them without a filter).
   uint64_t bytes;        ///< Their bytes.
-  uint64_t checksum;     ///< Sum of fnv1a64() of every packet.
+  uint64_t checksum;     ///< Sum of fnv1a64() of each of them.
   uint64_t bad_release;  ///< Releases the queue refused.
+  uint64_t filtered;     ///< Packets received that the filter rejected: counted here only.
 };
 
 /// @brief How long the stock kernels wait in one receive or completion poll
@@ -89,19 +91,27 @@ struct RxQueueSet {
 
 /// @brief Receives and releases every packet, counting packets and bytes and
 /// summing a checksum of their bytes (what host_receive_totals() computes on
-/// the host path).
+/// the host path); with a filter, only of the packets it matches, the others
+/// counted as filtered and released without further work.
+///
+/// The kernel's own counters (KernelCtx::count_packets()) count every packet
+/// received, filtered or not.
 /// @tparam S The cooperation scope of receive() and release().
 template <Scope S>
 struct ReceiveKernel {
   RxQueueSet queues;      ///< The queues the blocks receive from.
   ReceiveTotals* totals;  ///< GpuCpu memory (atomics need device memory): added to once per thread at exit.
   uint32_t burst;         ///< Packets asked for per receive().
+  /// The filter each packet must match (gnio::FilterProgram::handle()); the
+  /// default matches every packet. Its wire length is the received length:
+  /// a ring descriptor carries no other.
+  FilterRef filter{};
 
   /// @brief The kernel body, run by every thread until the kernel is stopped.
   /// @param ctx The kernel's context.
   GNIO_HD void operator()(const KernelCtx& ctx) const {
     const Rxq& rxq = queues.for_this_block();
-    uint64_t packets = 0, bytes = 0, checksum = 0, bad = 0;
+    uint64_t packets = 0, bytes = 0, checksum = 0, bad = 0, filtered = 0;
     while (scope_all<S>(ctx.running())) {
       ctx.heartbeat();
       RxBurst b = rxq.receive<S>(burst, kPollNs);
@@ -111,10 +121,14 @@ struct ReceiveKernel {
         Packet p = b[i];
         ++mine;
         my_bytes += p.size();
+        if (filter.run(p.data(), p.size(), p.size()) == 0) {
+          ++filtered;
+          continue;
+        }
+        ++packets;
+        bytes += p.size();
         checksum += fnv1a64(p.data(), p.size());
       }
-      packets += mine;
-      bytes += my_bytes;
       if (rxq.release<S>(b) != Status::Success) ++bad;
       ctx.count_packets(mine, my_bytes);
       ctx.count_burst<S>();
@@ -123,6 +137,7 @@ struct ReceiveKernel {
     fetch_add_relaxed(&totals->bytes, bytes);
     fetch_add_relaxed(&totals->checksum, checksum);
     fetch_add_relaxed(&totals->bad_release, bad);
+    fetch_add_relaxed(&totals->filtered, filtered);
   }
 };
 
