@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
   app.add_option("--strides", o.strides, "RX ring strides (power of two)")->capture_default_str();
   app.add_option("--stride-size", o.stride, "bytes per stride (power of two, 64..2048)")->capture_default_str();
   app.add_option("--timeout", o.timeout_s, "seconds to wait for the source to drain")->capture_default_str();
+  app.add_option("--filter", o.filter,
+                 "tcpdump filter expression (pcap-filter(7)), e.g. 'udp port 53': the kernel counts and checksums the "
+                 "packets it matches; the others are counted as filtered and released without further work");
   app.add_flag("--verify", o.verify, "recompute on the host and fail on any difference");
   app.add_flag("--require-gpu", o.require_gpu, "with --gpu auto: exit 77 (skip) instead of falling back to cpu");
   CLI11_PARSE(app, argc, argv);

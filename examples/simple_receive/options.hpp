@@ -15,6 +15,7 @@ struct Options {
   std::string scope = "block";
   uint32_t queues = 0, grid = 1, block = 128, burst = 64, strides = 4096, stride = 2048;
   uint32_t timeout_s = 120;
+  std::string filter;  // a tcpdump expression; empty: every packet counts
   bool verify = false, require_gpu = false;
 };
 

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // simple_receive: a persistent kernel counts and checksums every packet of a
-// capture (or any RX spec) in GPU memory; --verify recomputes the same on
-// the host and fails on any difference.
+// capture (or any RX spec) in GPU memory, or with --filter those a tcpdump
+// expression matches; --verify recomputes the same on the host and fails
+// on any difference.
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
 #include "../common/example.hpp"
 #include "gnio/dev/stock_kernels.hpp"
-#include "options.hpp"
+#include "gnio/filter.hpp"
 #include "gnio/gpu_queue.hpp"
+#include "options.hpp"
 
 using namespace gnio;
 
@@ -49,6 +51,13 @@ int run(const Options& o) {
     handles.push_back(std::move(*grxq));
   }
   set.count = nq;
+  // Compiled by libpcap for the Ethernet frames every queue delivers.
+  FilterProgram filter;
+  if (!o.filter.empty()) {
+    auto compiled = FilterProgram::compile(gpu, o.filter);
+    if (!compiled) return examples::fail(compiled.status());
+    filter = std::move(*compiled);
+  }
   auto totals_mem = gpu.alloc(sizeof(dev::ReceiveTotals), MemKind::GpuCpu);
   if (!totals_mem) return examples::fail(totals_mem.status());
   auto* totals_dev = static_cast<dev::ReceiveTotals*>(totals_mem->device_ptr());
@@ -58,7 +67,7 @@ int run(const Options& o) {
   cfg.block = o.block;
   cfg.name = "simple_receive";
   auto kernel = with_scope(scope, [&]<Scope S>() {
-    return PersistentKernel::launch(gpu, cfg, dev::ReceiveKernel<S>{set, totals_dev, o.burst});
+    return PersistentKernel::launch(gpu, cfg, dev::ReceiveKernel<S>{set, totals_dev, o.burst, filter.handle()});
   });
   if (!kernel) return examples::fail(kernel.status());
 
@@ -81,20 +90,25 @@ int run(const Options& o) {
               (unsigned long long)t.bytes, (unsigned long long)t.checksum, (unsigned long long)st.rx_missed,
               (unsigned long long)st.bursts);
   std::printf("rx: %s\n", examples::rx_stats_line(st).c_str());
+  if (!o.filter.empty())
+    std::printf("filter '%s': matched=%llu filtered=%llu\n", o.filter.c_str(), (unsigned long long)t.packets,
+                (unsigned long long)t.filtered);
   int rc = 0;
   if (t.bad_release) {
     std::fprintf(stderr, "FAIL: %llu bursts were released out of order\n", (unsigned long long)t.bad_release);
     rc = 1;
   }
   if (o.verify) {
-    auto ref = host_receive_totals(o.nic, static_cast<uint16_t>(nq));
+    auto ref = host_receive_totals(o.nic, static_cast<uint16_t>(nq), filter.host_handle());
     if (!ref) return examples::fail(ref.status());
-    const bool same = ref->packets == t.packets && ref->bytes == t.bytes && ref->checksum == t.checksum;
-    std::printf("host reference: packets=%llu bytes=%llu checksum=%016llx -> %s\n",
+    const bool same = ref->packets == t.packets && ref->bytes == t.bytes && ref->checksum == t.checksum &&
+                      ref->filtered == t.filtered;
+    std::printf("host reference: packets=%llu bytes=%llu checksum=%016llx filtered=%llu -> %s\n",
                 (unsigned long long)ref->packets, (unsigned long long)ref->bytes, (unsigned long long)ref->checksum,
-                same ? "MATCH" : "MISMATCH");
+                (unsigned long long)ref->filtered, same ? "MATCH" : "MISMATCH");
     if (!same) {
-      std::printf("difference: %s\n", examples::explain_difference(st, t.packets, ref->packets).c_str());
+      const std::string why = examples::explain_difference(st, t.packets + t.filtered, ref->packets + ref->filtered);
+      std::printf("difference: %s\n", why.c_str());
       rc = 1;
     }
   }
