@@ -19,7 +19,7 @@ app=(cmake ninja-build g++ pkg-config libpcap-dev libcli11-dev nlohmann-json3-de
 # benchmarks, and the peers the tests check gnio against.
 test=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
       libxdp-dev libbpf-dev dpdk-dev xdp-tools iproute2 ethtool
-      tshark tcpdump dnsmasq-base bind9-dnsutils openssl iputils-ping arping curl tmux
+      tshark wireshark-common tcpdump dnsmasq-base bind9-dnsutils openssl iputils-ping arping curl tmux
       python3 python3-prometheus-client doxygen)
 case "$job" in
   app) packages=("${app[@]}") ;;

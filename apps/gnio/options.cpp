@@ -5,8 +5,8 @@ namespace gnio::cli {
 
 void add_target_options(CLI::App* cmd, TargetOptions& t, bool with_ring_bytes) {
   cmd->add_option("--nic", t.nic,
-                  "Queue spec of the NIC to drive: pcap:FILE, pcap-out:FILE, synthetic:..., loop:, afxdp:IFACE, "
-                  "dpdk:...")
+                  "Queue spec of the NIC to drive: pcap:FILE, pcap-out:FILE, pcapng-out:FILE, synthetic:..., loop:, "
+                  "afxdp:IFACE, dpdk:...")
       ->type_name("SPEC");
   cmd->add_option("--gpu", t.gpu,
                   "GPU to drive: a PCIe bus id (0000:06:00.0, as nvidia-smi -L prints it), 'auto' (the first CUDA "

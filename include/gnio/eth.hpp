@@ -157,8 +157,9 @@ class EthTxq;
 class EthDevice {
  public:
   /// @brief Opens a device from a queue spec.
-  /// @param spec "pcap:FILE[,loop=N][,pps=R]", "pcap-out:FILE", "synthetic:...",
-  ///        "loop:[NAME]" (DESIGN.md "Backends"). Every spec also takes the RX
+  /// @param spec "pcap:FILE[,loop=N][,pps=R]", "pcap-out:FILE",
+  ///        "pcapng-out:FILE[,rotate=SIZE|DURATION][,files=N]", "synthetic:...",
+  ///        "loop:[NAME]" (README.md, "Queue specs"). Every spec also takes the RX
   ///        engine placement: threads=T (T engine threads for the RX queues),
   ///        cores=A-B or cores=A:B:C (pin thread i to the i-th core), poll=busy|backoff.
   /// @return The device, or: InvalidValue for a malformed placement option;
@@ -429,8 +430,8 @@ class EthTxq {
   /// @return InvalidValue (naming value and limit) outside that range; BadState after start()
   Status set_depth(uint32_t descriptors);  // power of two
   /// @brief Limits the frames this queue sends.
-  /// Default: what the backend can send (caps().max_packet_size: pcap-out
-  /// 256 KiB, AF_XDP/DPDK the port's frame size). On the device, TxBatch::set()
+  /// Default: what the backend can send (caps().max_packet_size: pcap-out and
+  /// pcapng-out 256 KiB, AF_XDP/DPDK the port's frame size). On the device, TxBatch::set()
   /// of a longer frame returns InvalidValue and the engine counts it as
   /// dropped(too_long) instead of sending it.
   /// @param bytes 60..caps().max_packet_size
@@ -510,7 +511,8 @@ class EthTxq {
   ///         over the max packet size (nothing sent); any backend error.
   Result<size_t> host_send(std::span<const std::span<const uint8_t>> frames);
   /// @brief Makes everything sent so far durable or visible (pcap-out flushes its file).
-  /// @return Ok; BadState for an empty queue; any backend error.
+  /// @return Ok; BadState for an empty queue; any backend error (pcapng-out:
+  ///         the first write error since the last flush, with the frames it dropped).
   Status flush();
 
   /// @brief The implementation, for gnio's own layers.

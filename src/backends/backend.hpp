@@ -132,7 +132,8 @@ class Backend {
   // count means "try the rest later"). Frames are copied before returning.
   virtual Result<size_t> tx_burst(uint16_t queue, std::span<const TxFrame> frames) = 0;
 
-  // Makes everything sent so far durable/visible (pcap-out flushes).
+  // Makes everything sent so far durable/visible (pcap-out flushes) and
+  // reports write errors not yet reported (pcapng-out).
   virtual Status flush() { return Status::ok(); }
 
  private:
@@ -154,7 +155,8 @@ class Backend {
 };
 
 // Opens a backend from a queue spec ("pcap:FILE,loop=2", "synthetic:count=10",
-// "loop:", "pcap-out:FILE"). The driver name is the text before ':'.
+// "loop:", "pcap-out:FILE", "pcapng-out:FILE,rotate=100M"). The driver name
+// is the text before ':'.
 // nrxq/ntxq: the number of queues the caller will use (checked against caps).
 Result<std::unique_ptr<Backend>> open_backend(std::string_view spec);
 

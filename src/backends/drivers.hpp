@@ -18,6 +18,7 @@ namespace gnio::backend {
 
 Result<std::unique_ptr<Backend>> open_pcap(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_pcap_out(std::string_view spec);
+Result<std::unique_ptr<Backend>> open_pcapng_out(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_synthetic(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_loop(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_afxdp(std::string_view spec);
@@ -35,6 +36,7 @@ Result<std::unique_ptr<Backend>> open_mem(std::string_view spec);
 #define GNIO_DRIVER_TABLE(ROW)                             \
   ROW("pcap", open_pcap, nullptr)                          \
   ROW("pcap-out", open_pcap_out, nullptr)                  \
+  ROW("pcapng-out", open_pcapng_out, nullptr)              \
   ROW("synthetic", open_synthetic, nullptr)                \
   ROW("loop", open_loop, nullptr)                          \
   ROW("afxdp", open_afxdp, ::gnio::caps::afxdp_interface_report) \
@@ -47,7 +49,8 @@ Result<std::unique_ptr<Backend>> open_mem(std::string_view spec);
 // long as its file holds (its snaplen, up to kMaxPcapFrame).
 inline constexpr uint32_t kMaxFrameSize = 9216;
 // libpcap's MAXIMUM_SNAPLEN: the longest record a capture file holds, so
-// the longest frame pcap-out records (and what pcap replays at most).
+// the longest frame pcap-out and pcapng-out record (and what pcap replays at
+// most).
 inline constexpr uint32_t kMaxPcapFrame = 262144;
 // Upper bound of the pps= options (a 100 GbE wire of 64-byte frames).
 inline constexpr double kMaxPps = 200e6;

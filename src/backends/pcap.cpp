@@ -172,7 +172,8 @@ class PcapBackend final : public Backend {
 
   Result<size_t> tx_burst(uint16_t, std::span<const TxFrame>) override {
     return Status(Errc::NotSupported, Layer::Backend,
-                  "pcap:" + path_ + " is receive-only; to record transmitted frames use 'pcap-out:FILE'",
+                  "pcap:" + path_ +
+                      " is receive-only; to record transmitted frames use 'pcap-out:FILE' or 'pcapng-out:FILE'",
                   Axis::Nic);
   }
 

@@ -264,7 +264,8 @@ class PrebuiltBackend final : public Backend {
 
   Result<size_t> tx_burst(uint16_t, std::span<const TxFrame>) override {
     return Status(Errc::NotSupported, Layer::Backend,
-                  "mem: the prebuilt source is receive-only; to send frames use 'loop:' or 'pcap-out:FILE'",
+                  "mem: the prebuilt source is receive-only; to send frames use 'loop:', 'pcap-out:FILE' or "
+                  "'pcapng-out:FILE'",
                   Axis::Nic);
   }
 

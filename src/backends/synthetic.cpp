@@ -238,7 +238,8 @@ class SyntheticBackend final : public Backend {
 
   Result<size_t> tx_burst(uint16_t, std::span<const TxFrame>) override {
     return Status(Errc::NotSupported, Layer::Backend,
-                  "synthetic: the generator is receive-only; to send frames use 'loop:' or 'pcap-out:FILE'",
+                  "synthetic: the generator is receive-only; to send frames use 'loop:', 'pcap-out:FILE' or "
+                  "'pcapng-out:FILE'",
                   Axis::Nic);
   }
 

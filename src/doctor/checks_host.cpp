@@ -31,7 +31,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 // Backends whose frames never touch a NIC: no privileges, no PCIe device.
 bool is_software_backend(const std::string& driver) {
-  return driver == "pcap" || driver == "pcap-out" || driver == "synthetic" || driver == "loop";
+  return driver == "pcap" || driver == "pcap-out" || driver == "pcapng-out" || driver == "synthetic" ||
+         driver == "loop";
 }
 
 // The sysfs device directory (a link into /sys/devices) of the NIC a spec
@@ -165,7 +166,8 @@ CheckResult check_nic_open(const Environment& env, const Request& req) {
   Result<EthCaps> caps = env.open_nic(req.nic_spec);
   if (!caps)
     return make(id, State::Fail, "'" + req.nic_spec + "' does not open: " + caps.status().message(),
-                "fix the spec (pcap:FILE, pcap-out:FILE, synthetic:..., loop:, afxdp:IFACE, dpdk:...); "
+                "fix the spec (pcap:FILE, pcap-out:FILE, pcapng-out:FILE, synthetic:..., loop:, afxdp:IFACE, "
+                "dpdk:...); "
                 "`gnio diagnose " + std::string(errc_name(caps.status().code())) + "` explains the code");
   const EthCaps& c = *caps;
   return make(id, State::Pass,

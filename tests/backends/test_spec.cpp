@@ -144,7 +144,8 @@ TEST(Spec, UnknownDriverListsKnownDrivers) {
   ASSERT_FALSE(b);
   EXPECT_EQ(b.status().code(), Errc::InvalidValue);
   EXPECT_THAT(b.status().message(), HasSubstr("unknown driver 'dpdkk'"));
-  EXPECT_THAT(b.status().message(), HasSubstr("known drivers: pcap, pcap-out, synthetic, loop, afxdp, dpdk, fault, mem "));
+  EXPECT_THAT(b.status().message(),
+              HasSubstr("known drivers: pcap, pcap-out, pcapng-out, synthetic, loop, afxdp, dpdk, fault, mem "));
 }
 
 }  // namespace
