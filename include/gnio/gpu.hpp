@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gnio/cuda_info.hpp"
 #include "gnio/dev/bufarr.hpp"
@@ -78,8 +79,9 @@ class Gpu {
   /// (pass the first Gpu around, or close() it first).
   /// @param bus_id A PCIe bus id in any form normalize_bus_id() accepts
   ///        ("0000:06:00.0", as cudaDeviceGetPCIBusId and nvidia-smi print
-  ///        it), "auto" (the first CUDA device) or "cpu" (the emulated
-  ///        device: the same kernel code on CPU threads).
+  ///        it), "auto" (the first CUDA device), or "cpu:N" for emulated
+  ///        device N, 0..63 (the same kernel code on CPU threads; each its
+  ///        own context, memory, kernels and counters); "cpu" is "cpu:0".
   /// @return The context, or: NotFound for "auto" without a CUDA device;
   ///         InvalidValue for text that is not a bus id, or a bus id that
   ///         matches no CUDA device (the message lists those present);
@@ -87,6 +89,24 @@ class Gpu {
   ///         select this one; BadState when the device already has an open
   ///         context.
   static Result<Gpu> open(std::string_view bus_id);
+
+  /// @brief Whether open() would take `name` for an emulated device.
+  /// @param name "cpu" or "cpu:N" (a valid N or not), or anything else.
+  /// @return True for "cpu" and "cpu:" followed by anything.
+  static bool names_emulated(std::string_view name) noexcept {
+    return name == "cpu" || name.substr(0, 4) == "cpu:";
+  }
+
+  /// @brief Opens several devices, one context each, in the order given.
+  ///
+  /// What `--gpu A,B` asks for: any mix of bus ids, "auto" and emulated
+  /// devices ("auto,cpu:1"); "all" is every CUDA device, in ordinal order.
+  /// @param list Comma-separated open() names, or "all".
+  /// @return The contexts, or: InvalidValue for an empty list or entry, or a
+  ///         device named twice; NotFound for "all" without a CUDA device;
+  ///         any error of open(), naming the entry (contexts opened before
+  ///         it are closed again).
+  static Result<std::vector<Gpu>> open_list(std::string_view list);
 
   /// @brief Opens the context of one device, or the emulated device where
   ///        "auto" opens no CUDA device (none present, or the driver
@@ -110,11 +130,12 @@ class Gpu {
   ///        it are gone.
   ~Gpu();
 
-  /// @brief Whether this is the emulated device ("cpu").
+  /// @brief Whether this is an emulated device ("cpu", "cpu:N").
   /// @return True on the emulated device; false on a CUDA GPU or when empty.
   bool emulated() const noexcept;
   /// @brief The normalised bus id of the device.
-  /// @return "dddd:bb:dd.f", "cpu" on the emulated device, "" when empty.
+  /// @return "dddd:bb:dd.f"; "cpu" for emulated device 0, "cpu:N" for the
+  ///         others; "" when empty.
   const std::string& bus_id() const noexcept;
   /// @brief The CUDA device ordinal.
   /// @return The ordinal; -1 when emulated or empty.

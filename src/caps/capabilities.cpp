@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Feature rules for both capability axes, and the NotSupported status built
 // from them. Every refusal names the value that failed and what to do.
+#include "gnio/gpu.hpp"
 #include "gnio/capabilities.hpp"
 
 #include <array>
@@ -253,7 +254,7 @@ CudaAxis CudaAxis::unavailable(std::string gpu, std::string error, int runtime_v
 CudaAxis select_cuda_axis(std::string_view gpu, const std::vector<CudaDeviceInfo>& devices,
                           const CudaRuntimeInfo& runtime, std::string_view enumerate_error) {
   std::string req(gpu.empty() ? "auto" : gpu);
-  if (req == "cpu") return CudaAxis::emulated();
+  if (Gpu::names_emulated(req)) return CudaAxis::emulated();
   std::string why_none(enumerate_error);
   if (why_none.empty()) why_none = runtime.error;
   if (why_none.empty()) why_none = "the CUDA runtime enumerates no device";

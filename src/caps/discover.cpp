@@ -2,6 +2,7 @@
 // The thin wrapper around the pure evaluation: opens the NIC spec and looks
 // up the GPU. Kept apart so that code using only evaluate() does not need
 // the Ethernet layer.
+#include "gnio/gpu.hpp"
 #include "gnio/capabilities.hpp"
 #include "gnio/eth.hpp"
 
@@ -20,7 +21,7 @@ NicAxis query_nic_axis(std::string_view nic_spec) {
 }
 
 CudaAxis query_cuda_axis(std::string_view gpu) {
-  if (gpu == "cpu") return CudaAxis::emulated();
+  if (Gpu::names_emulated(gpu)) return CudaAxis::emulated();
   CudaRuntimeInfo rt = query_cuda_runtime();
   Result<std::vector<CudaDeviceInfo>> devices = list_cuda_devices();
   if (!devices) return select_cuda_axis(gpu, {}, rt, devices.status().to_string());

@@ -6,6 +6,7 @@
 
 #include "doctor/checks.hpp"
 #include "doctor/util.hpp"
+#include "gnio/gpu.hpp"
 
 #if GNIO_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -94,7 +95,7 @@ DocaVersions doca_versions(const Environment& env) {
 
 CheckResult check_cuda_toolkit(const Environment& env, const Request& req) {
   const char* id = "cuda.toolkit";
-  bool cpu = req.gpu == "cpu";
+  bool cpu = Gpu::names_emulated(req.gpu);
   if (env.cuda_root.empty()) {
     if (cpu) return make(id, State::Skip, "no CUDA toolkit found; " + std::string(kNoCudaNeeded));
     return make(id, State::Fail,
@@ -130,7 +131,7 @@ CheckResult check_cuda_toolkit(const Environment& env, const Request& req) {
 
 CheckResult check_cuda_driver(const Environment& env, const Request& req) {
   const char* id = "cuda.driver";
-  if (req.gpu == "cpu") return make(id, State::Skip, std::string(kNoCudaNeeded));
+  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, std::string(kNoCudaNeeded));
   const std::string proc_file = env.proc_root + "/driver/nvidia/version";
   auto text = read_file(proc_file);
   std::string module = text ? parse_nvidia_driver_version(*text) : std::string();
@@ -156,13 +157,13 @@ CheckResult check_cuda_driver(const Environment& env, const Request& req) {
 CheckResult check_cuda_runtime(const Environment& env, const Request& req) {
   const char* id = "cuda.runtime";
   if (!env.cuda.built_with_cuda)
-    return make(id, req.gpu == "cpu" ? State::Skip : State::Fail,
+    return make(id, Gpu::names_emulated(req.gpu) ? State::Skip : State::Fail,
                 "gnio was built without CUDA: only the emulated device (--gpu cpu) can run",
-                req.gpu == "cpu" ? "" : "rebuild gnio with a CUDA toolkit (nvcc found by CMake) to drive GPUs");
+                Gpu::names_emulated(req.gpu) ? "" : "rebuild gnio with a CUDA toolkit (nvcc found by CMake) to drive GPUs");
   int rt = env.cuda.runtime.runtime_version;
   int drv = env.cuda.runtime.driver_version;
   std::string found = "gnio's CUDA runtime " + cuda_version_text(rt);
-  if (req.gpu == "cpu") return make(id, State::Skip, found + "; " + kNoCudaNeeded);
+  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, found + "; " + kNoCudaNeeded);
   if (drv <= 0) return make(id, State::Skip, found + "; no driver to run it on (see cuda.driver)");
   found += ", driver supports CUDA " + cuda_version_text(drv);
   if (rt / 1000 > drv / 1000)
@@ -179,7 +180,7 @@ CheckResult check_cuda_runtime(const Environment& env, const Request& req) {
 
 CheckResult check_cuda_driver_compat(const Environment& env, const Request& req) {
   const char* id = "cuda.driver_compat";
-  if (req.gpu == "cpu") return make(id, State::Skip, std::string(kNoCudaNeeded));
+  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, std::string(kNoCudaNeeded));
   ToolkitInfo t = toolkit_info(env, false);
   if (t.version.empty()) return make(id, State::Skip, "no CUDA toolkit version (see cuda.toolkit)");
   auto tables = CompatTables::load(env.compat_dir);
@@ -286,7 +287,7 @@ CheckResult check_doca_cuda(const Environment& env, const Request&) {
 
 CheckResult check_cuda_devices(const Environment& env, const Request& req) {
   const char* id = "cuda.devices";
-  if (req.gpu == "cpu") return make(id, State::Skip, "emulated device requested (--gpu cpu)");
+  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu)");
   if (!env.cuda.built_with_cuda)
     return make(id, State::Fail, "gnio was built without CUDA: no CUDA device can be enumerated",
                 "rebuild gnio with a CUDA toolkit, or use --gpu cpu");
@@ -331,7 +332,7 @@ const CudaDeviceInfo* resolve_gpu(const Environment& env, const Request& req, st
 
 CheckResult check_cuda_bus_id(const Environment& env, const Request& req) {
   const char* id = "cuda.bus_id";
-  if (req.gpu == "cpu") return make(id, State::Skip, "emulated device requested (--gpu cpu)");
+  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu)");
   std::string why;
   const CudaDeviceInfo* d = resolve_gpu(env, req, &why);
   if (d == nullptr) {
@@ -349,7 +350,7 @@ CheckResult check_cuda_bus_id(const Environment& env, const Request& req) {
 
 CheckResult check_cuda_set_device(const Environment& env, const Request& req) {
   const char* id = "cuda.set_device";
-  if (req.gpu == "cpu") return make(id, State::Skip, "emulated device requested (--gpu cpu)");
+  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu)");
   std::string why;
   const CudaDeviceInfo* d = resolve_gpu(env, req, &why);
   if (d == nullptr) return make(id, State::Skip, "no device to select: " + why);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "gnio/gpu.hpp"
 
+#include <algorithm>
+#include <optional>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -240,9 +242,9 @@ dev::BufArr BufArr::handle() const noexcept {
 
 namespace {
 
-CudaDeviceInfo emulated_info() {
+CudaDeviceInfo emulated_info(const std::string& name) {
   CudaDeviceInfo i;
-  i.bus_id = "cpu";
+  i.bus_id = name;
   i.name = "gnio emulated device (kernels on CPU threads)";
   i.can_map_host_memory = true;
   i.unified_addressing = true;
@@ -259,15 +261,33 @@ std::string present_list(const std::vector<CudaDeviceInfo>& devs) {
   return s;
 }
 
+// "cpu" and "cpu:N" (N in 0..63): the emulated device's canonical name,
+// "cpu" for device 0; "" for other text, nullopt for a bad N.
+std::optional<std::string> emulated_name(const std::string& text) {
+  if (text == "cpu") return std::string("cpu");
+  if (text.rfind("cpu:", 0) != 0) return std::string();
+  const std::string n = text.substr(4);
+  constexpr unsigned kMaxEmulated = 63;
+  const bool digits = !n.empty() && n.size() <= 2 && n.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || (n.size() > 1 && n[0] == '0') || std::stoul(n) > kMaxEmulated)
+    return std::nullopt;
+  const unsigned i = static_cast<unsigned>(std::stoul(n));
+  return i == 0 ? std::string("cpu") : "cpu:" + std::to_string(i);
+}
+
 }  // namespace
 
 Result<Gpu> Gpu::open(std::string_view bus_id_text) {
   auto impl = std::make_shared<detail::GpuImpl>();
   std::string requested(bus_id_text);
-  if (requested == "cpu") {
+  const std::optional<std::string> emulated = emulated_name(requested);
+  if (!emulated)
+    return Status(Errc::InvalidValue, Layer::Gpu,
+                  "\"" + requested + "\" names no emulated device: use cpu:0 .. cpu:63 (\"cpu\" is cpu:0)");
+  if (!emulated->empty()) {
     impl->emulated = true;
-    impl->bus_id = "cpu";
-    impl->info = emulated_info();
+    impl->bus_id = *emulated;
+    impl->info = emulated_info(*emulated);
   } else {
     auto devs = list_cuda_devices();
     if (!devs) return devs.status();
@@ -284,7 +304,7 @@ Result<Gpu> Gpu::open(std::string_view bus_id_text) {
       std::string norm = normalize_bus_id(requested);
       if (norm.empty())
         return Status(Errc::InvalidValue, Layer::Gpu,
-                      "\"" + requested + "\" is not a PCIe bus id (expected dddd:bb:dd.f, \"auto\" or \"cpu\")");
+                      "\"" + requested + "\" is not a PCIe bus id (expected dddd:bb:dd.f, \"auto\" or \"cpu:N\")");
       bool found = false;
       for (const auto& d : *devs)
         if (d.bus_id == norm) {
@@ -310,6 +330,42 @@ Result<Gpu> Gpu::open(std::string_view bus_id_text) {
   slot = impl;
   log::info("gpu", "opened context for " + impl->bus_id + " (" + impl->info.name + ")");
   return Gpu(std::move(impl));
+}
+
+Result<std::vector<Gpu>> Gpu::open_list(std::string_view list_text) {
+  const std::string list(list_text);
+  std::vector<std::string> names;
+  if (list == "all") {
+    auto devs = list_cuda_devices();
+    if (!devs) return devs.status();
+    if (devs->empty())
+      return Status(Errc::NotFound, Layer::Gpu,
+                    "--gpu all found no CUDA device; name emulated devices instead (cpu:0,cpu:1) or check "
+                    "`nvidia-smi -L`",
+                    Axis::Cuda);
+    for (const CudaDeviceInfo& d : *devs) names.push_back(d.bus_id);
+  } else {
+    for (size_t pos = 0; pos <= list.size();) {
+      const size_t comma = std::min(list.find(',', pos), list.size());
+      names.push_back(list.substr(pos, comma - pos));
+      pos = comma + 1;
+    }
+  }
+  std::vector<Gpu> gpus;
+  for (const std::string& name : names) {
+    if (name.empty())
+      return Status(Errc::InvalidValue, Layer::Gpu,
+                    "GPU list \"" + list + "\" has an empty entry; separate devices by single commas");
+    auto g = open(name);
+    if (!g) return Status(g.status().code(), Layer::Gpu, "opening \"" + name + "\" of GPU list \"" + list + "\": " +
+                                                             g.status().message());
+    for (const Gpu& other : gpus)
+      if (other.bus_id() == g->bus_id())
+        return Status(Errc::InvalidValue, Layer::Gpu,
+                      "GPU list \"" + list + "\" names " + g->bus_id() + " twice; one context per GPU");
+    gpus.push_back(std::move(*g));
+  }
+  return gpus;
 }
 
 Result<Gpu> Gpu::open_or_emulated(std::string_view bus_id) {
