@@ -29,7 +29,8 @@ TEST(TxQueueSizes, DefaultMaxIsWhatTheBackendSendsAndStagingSlotsStaySmall) {
     std::string spec;
     uint32_t max;
   };
-  for (const Row& row : {Row{"pcap-out:" + out, 262144u}, Row{wire, 9216u}, Row{"fault:slow_us=1,inner=" + wire, 9216u}}) {
+  for (const Row& row : {Row{"pcap-out:" + out, 262144u}, Row{"pcapng-out:" + out + ".pcapng", 262144u},
+                         Row{wire, 9216u}, Row{"fault:slow_us=1,inner=" + wire, 9216u}}) {
     auto dev = EthDevice::open(row.spec);
     ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
     EXPECT_EQ(dev->caps().max_packet_size, row.max) << row.spec;
@@ -50,6 +51,7 @@ TEST(TxQueueSizes, DefaultMaxIsWhatTheBackendSendsAndStagingSlotsStaySmall) {
     EXPECT_NE(high.message().find(std::to_string(row.max)), std::string::npos) << high.message();
   }
   std::filesystem::remove(out);
+  std::filesystem::remove(out + ".pcapng");
 }
 
 // One TX backend under test: the spec the kernel's queue opens, the spec
@@ -69,6 +71,7 @@ TEST_P(TxDrops, RefusedFillsAreStatusesAndEveryDescriptorIsSentOrDroppedForAReas
   const std::string wire = "loop:tx-drops-" + tag;
   const std::string name = GetParam().name;
   const std::string spec = name.rfind("pcap-out", 0) == 0 ? "pcap-out:" + file
+                           : name == "pcapng-out"          ? "pcapng-out:" + file
                            : name == "fault"               ? "fault:slow_us=1,inner=" + wire
                                                            : wire;
   auto dev = EthDevice::open(spec);
@@ -123,10 +126,12 @@ TEST_P(TxDrops, RefusedFillsAreStatusesAndEveryDescriptorIsSentOrDroppedForAReas
   std::filesystem::remove(file);
 }
 
-// pcap-out sends 64 KiB (its max is 256 KiB); loop, and fault over loop
-// (partial sends), refuse it (9216); a lower max refuses the jumbo frame too.
+// pcap-out and pcapng-out send 64 KiB (their max is 256 KiB); loop, and
+// fault over loop (partial sends), refuse it (9216); a lower max refuses the
+// jumbo frame too. pcap: reads pcapng-out's file back (libpcap reads pcapng).
 INSTANTIATE_TEST_SUITE_P(Backends, TxDrops,
                          ::testing::Values(TxBackend{"pcap-out", std::nullopt}, TxBackend{"pcap-out-1500", 1500u},
+                                           TxBackend{"pcapng-out", std::nullopt},
                                            TxBackend{"loop", std::nullopt}, TxBackend{"fault", std::nullopt}),
                          [](const auto& info) {
                            std::string n = info.param.name;
