@@ -46,6 +46,12 @@ inline std::string missing_tools() {
   return "";
 }
 
+// Skips the test when the tools are missing; the others read the files.
+#define GNIO_NEED_TOOLS()                                      \
+  if (const std::string why = missing_tools(); !why.empty()) { \
+    GTEST_SKIP() << why;                                       \
+  }
+
 // One frame of a capture file.
 struct Frame {
   std::string hex;  // the captured bytes, lower-case hex

@@ -29,11 +29,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-#define GNIO_NEED_TOOLS()                                          \
-  if (const std::string why = missing_tools(); !why.empty()) { \
-    GTEST_SKIP() << why;                                           \
-  }
-
 uint64_t now_ns() {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())

@@ -20,11 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-#define GNIO_NEED_TOOLS()                                          \
-  if (const std::string why = missing_tools(); !why.empty()) { \
-    GTEST_SKIP() << why;                                           \
-  }
-
 // FILE, FILE.1, FILE.2, ... as long as they exist.
 std::vector<std::string> rotated_files(const std::string& base) {
   std::vector<std::string> files;
