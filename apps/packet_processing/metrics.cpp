@@ -26,6 +26,8 @@ void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labe
   for (uint32_t k = 1; k < kReasonCount; ++k)
     w.counter("gnio_pp_malformed_total", "Packets found malformed or cut, by reason", with("reason", kReasonNames[k]),
               c[counter::kReason + k]);
+  w.counter("gnio_pp_filtered_total", "Packets the --filter program rejected, released unanalysed", base,
+            c[counter::kFiltered]);
   w.counter("gnio_pp_records_total", "DNS/HTTP/TLS records handed to the host", base, c[counter::kRecords]);
   w.counter("gnio_pp_records_waited_total", "Record hand-offs that waited for the host to free ring room", base,
             c[counter::kRecordWaits]);

@@ -124,13 +124,17 @@ struct PacketProcessingKernel {
         uint64_t timestamp_ns = 0;
         if (i < b.count()) {
           const dev::Packet pk = b[i];
-          p = pk.data();
-          len = pk.size();
-          timestamp_ns = pk.timestamp_ns();
+          if (a.filter.run(pk.data(), pk.size(), pk.size()) != 0) {
+            p = pk.data();
+            len = pk.size();
+            timestamp_ns = pk.timestamp_ns();
+          } else {
+            local[counter::kFiltered] += 1;  // this lane takes no packet this round
+          }
         }
         const Analysis an = analyze_warp(p, len);
         // The warp's flow updates and record claims, every lane taking part.
-        const bool has = i < b.count();
+        const bool has = p != nullptr;
         const bool tracked = has && an.key.version != 0;
         FlowDelta delta;
         uint64_t h = 0;

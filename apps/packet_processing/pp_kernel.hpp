@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "gnio/dev/filter.hpp"
 #include "gnio/dev/rxq.hpp"
 #include "gnio/dev/semaphore.hpp"
 #include "gnio/dev/txq.hpp"
@@ -34,6 +35,8 @@ namespace gnio::app {
 //     so at most the packets with a flow.
 //   EchoRefused: echo requests that cannot be answered (cut by the capture,
 //     malformed or behind an IPv6 routing header), with or without a TX queue.
+//   Filtered: packets the --filter program rejected, released unanalysed
+//     (Packets counts those it matched).
 #define GNIO_PP_COUNTER_BLOCKS(X)                       \
   X(Packets, 1)                                         \
   X(Bytes, 1)                                           \
@@ -46,7 +49,8 @@ namespace gnio::app {
   X(Flow, dev::app::kFlowOutcomeCount)                  \
   X(EchoRefused, 1)                                     \
   X(FlowUpdates, 1)                                     \
-  X(RecordWaits, 1)
+  X(RecordWaits, 1)                                     \
+  X(Filtered, 1)
 
 namespace counter {
 
@@ -97,6 +101,7 @@ struct PpArgs {
   // written by the host moves to the host, then back on the GPU's next read.
   const uint64_t* record_consumed = nullptr;
   uint32_t burst = 256;
+  dev::FilterRef filter;  // the packets to analyse; the default matches every packet
 };
 
 Result<PersistentKernel> launch_packet_processing(const Gpu& gpu, const LaunchConfig& cfg, const PpArgs& args);

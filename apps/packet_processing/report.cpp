@@ -178,6 +178,9 @@ json report_json(const RunResult& r, uint32_t top_flows) {
               {"seconds", r.info.seconds},
               {"stop_reason", stop_reason_name(r.info.stop_reason)},
               {"input_error", escape_text(r.info.input_error)},
+              {"filter", {{"expression", escape_text(r.info.filter)},
+                          {"matched", r.count(counter::kPackets)},
+                          {"filtered", r.count(counter::kFiltered)}}},
               {"signal", r.info.signal},
               {"packets", r.count(counter::kPackets)},
               {"bytes", r.count(counter::kBytes)},
@@ -271,6 +274,9 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
                 (unsigned long long)r.count(counter::kPackets), (unsigned long long)r.count(counter::kBytes),
                 r.info.seconds, r.mpps(), r.gbps(), stopped.c_str());
   o << line;
+  if (!r.info.filter.empty())
+    o << "filter " << escape_text(r.info.filter) << ": matched " << r.count(counter::kPackets) << ", filtered "
+      << r.count(counter::kFiltered) << " (released unanalysed)\n";
   o << "\nprotocol            packets\n";
   for (uint32_t k = 0; k < kProtoCount; ++k) {
     if (r.count(counter::kProto + k) == 0) continue;

@@ -50,6 +50,7 @@ struct RunInfo {
   StopReason stop_reason = StopReason::EndOfInput;
   int signal = 0;           // the signal that asked to stop (SIGINT, SIGTERM), else 0
   std::string input_error;  // with StopReason::InputError: what the source said (file, byte offset, reason)
+  std::string filter;       // the --filter expression; empty: every packet analysed
 };
 
 struct RunResult {

@@ -26,69 +26,12 @@
 #include <string>
 #include <vector>
 
+#include "run_cli.hpp"
+
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
-
-const std::string kCli = GNIO_CLI;
-const std::string kData = GNIO_DATA_DIR;
-
-std::string tmp_path(const std::string& name) {
-  return (fs::temp_directory_path() / ("gnio-outputs-" + std::to_string(getpid()) + "-" + name)).string();
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string run_command(const std::string& args) {
-  const char* g = std::getenv("GNIO_TEST_GPU");
-  const std::string device = g != nullptr && std::string(g) == "auto" ? " --gpu auto --require-gpu" : " --gpu cpu";
-  return kCli + " run packet-processing --quiet" + device + " " + args;
-}
-
-// The command's exit status, stdout and stderr apart.
-Outcome run_cli(const std::string& args) {
-  const std::string err = tmp_path("stderr");
-  Outcome o;
-  FILE* f = popen((run_command(args) + " 2>" + err).c_str(), "r");
-  if (f == nullptr) return o;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) o.out.append(buf.data(), n);
-  const int st = pclose(f);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  o.err = read_file(err);
-  fs::remove(err);
-  return o;
-}
-
-// The command with `out_fd` as its standard output (a pipe whose reader is
-// gone, /dev/full): its exit status and stderr.
-Outcome run_cli_writing_to(const std::string& args, int out_fd) {
-  const std::string err = tmp_path("stderr");
-  const std::string command = run_command(args) + " 2>" + err;
-  Outcome o;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out_fd, STDOUT_FILENO);
-    close(out_fd);
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int st = 0;
-  if (pid > 0 && waitpid(pid, &st, 0) == pid) o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  o.err = read_file(err);
-  fs::remove(err);
-  return o;
-}
+using namespace gnio::apptest;
 
 // ---- a capture built here: names holding each byte value ----------------
 

@@ -25,6 +25,7 @@
 #include "../commands.hpp"
 #include "../options.hpp"
 #include "gnio/capabilities.hpp"
+#include "gnio/filter.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "gnio/log.hpp"
 #include "gnio/metrics.hpp"
@@ -68,6 +69,7 @@ struct RunOptions {
   std::string mac;
   uint16_t udp_echo = 0;
   std::string print;
+  std::string filter;
   std::string mem = "gpu";
   uint32_t block = 256, burst = 256, strides = 8192, flow_slots = 65536;
   uint32_t blocks = 0;  // 0: one per queue
@@ -276,6 +278,13 @@ int run_packet_processing(const RunOptions& o) {
   args.record_claim = static_cast<uint64_t*>(claim->device_ptr());
   args.record_consumed = static_cast<const uint64_t*>(consumed->device_ptr());
   args.burst = o.burst;
+  FilterProgram filter;
+  if (!o.filter.empty()) {
+    auto f = FilterProgram::compile(*gpu, o.filter);
+    if (!f) return fail("compiling --filter '" + o.filter + "'", f.status());
+    filter = std::move(*f);
+    args.filter = filter.handle();
+  }
 
   const bool tty = isatty(STDOUT_FILENO) && !o.quiet;
   std::printf("gnio run packet-processing: rx %s, tx %s, %u queue(s) on %s (%s)\n", o.rx.c_str(),
@@ -474,6 +483,7 @@ int run_packet_processing(const RunOptions& o) {
   result.info.device = gpu->emulated() ? "emulated" : gpu->info().name;
   result.info.emulated = gpu->emulated();
   result.info.queues = o.queues;
+  result.info.filter = o.filter;
   result.info.stop_reason = stop_reason;
   result.info.signal = StopSignal::signal_number();
 
@@ -547,6 +557,10 @@ void add_run_command(CLI::App& app) {
   pp->add_option("--mac", o->mac, "our MAC: the source of replies; needed for ARP replies and neighbour adverts");
   pp->add_option("--udp-echo", o->udp_echo, "answer UDP datagrams to this port with the same payload (0: off)");
   pp->add_option("--print", o->print, "print records as they arrive: dns,http,tls");
+  pp->add_option("--filter", o->filter,
+                 "analyse only the packets a tcpdump expression matches (pcap-filter(7), compiled by libpcap, run "
+                 "on the GPU); the others are counted as filtered and released")
+      ->type_name("EXPR");
   pp->add_option("--mem", o->mem, "RX ring memory: gpu or host")->capture_default_str();
   pp->add_option("--block", o->block, "threads per block (1 on the emulated device)")->capture_default_str();
   pp->add_option("--blocks", o->blocks,
