@@ -186,6 +186,18 @@ json report_json(const RunResult& r, uint32_t top_flows) {
               {"bytes", r.count(counter::kBytes)},
               {"mpps", r.mpps()},
               {"gbps", r.gbps()}};
+  json gpus = json::array();
+  for (const GpuPart& g : r.gpus)
+    gpus.push_back({{"gpu", g.gpu},
+                    {"device", g.device},
+                    {"emulated", g.emulated},
+                    {"queues", g.queues},
+                    {"blocks", g.blocks},
+                    {"packets", g.counters.empty() ? 0 : g.counters[counter::kPackets]},
+                    {"bytes", g.counters.empty() ? 0 : g.counters[counter::kBytes]},
+                    {"filtered", g.counters.empty() ? 0 : g.counters[counter::kFiltered]},
+                    {"kernel", {{"packets", g.kernel.packets}, {"bursts", g.kernel.bursts}, {"again", g.kernel.again}}}});
+  j["gpus"] = gpus;
   json protos = json::object();
   for (uint32_t k = 0; k < kProtoCount; ++k) protos[kProtoNames[k]] = r.count(counter::kProto + k);
   j["protocols"] = protos;

@@ -53,8 +53,19 @@ struct RunInfo {
   std::string filter;       // the --filter expression; empty: every packet analysed
 };
 
+// One GPU's part of the run: its queues and kernel, and its counters.
+struct GpuPart {
+  std::string gpu, device;
+  bool emulated = false;
+  std::vector<uint32_t> queues;
+  uint32_t blocks = 0;
+  KernelTotals kernel{};
+  std::vector<uint64_t> counters;  // counter::kCount
+};
+
 struct RunResult {
   RunInfo info;
+  std::vector<GpuPart> gpus;  // one per GPU, in --gpu order; counters add up to `counters`
   std::vector<uint64_t> counters;  // counter::kCount
   std::vector<dev::app::Record> records;
   uint64_t records_lost = 0;  // claimed by the kernel but never made ready (stopped while the host was behind)

@@ -35,17 +35,21 @@ struct Outcome {
   std::string out, err;
 };
 
-inline std::string run_command(const std::string& args) {
+// `gpus`: the --gpu list; empty: cpu, or auto under GNIO_TEST_GPU=auto
+// (a list that starts with auto also asks for --require-gpu).
+inline std::string run_command(const std::string& args, const std::string& gpus = "") {
   const char* g = std::getenv("GNIO_TEST_GPU");
-  const std::string device = g != nullptr && std::string(g) == "auto" ? " --gpu auto --require-gpu" : " --gpu cpu";
+  const bool real = g != nullptr && std::string(g) == "auto";
+  const std::string list = gpus.empty() ? (real ? "auto" : "cpu") : gpus;
+  const std::string device = " --gpu " + list + (list.rfind("auto", 0) == 0 ? " --require-gpu" : "");
   return kCli + " run packet-processing --quiet" + device + " " + args;
 }
 
 // The command's exit status, stdout and stderr apart.
-inline Outcome run_cli(const std::string& args) {
+inline Outcome run_cli(const std::string& args, const std::string& gpus = "") {
   const std::string err = tmp_path("stderr");
   Outcome o;
-  FILE* f = popen((run_command(args) + " 2>" + err).c_str(), "r");
+  FILE* f = popen((run_command(args, gpus) + " 2>" + err).c_str(), "r");
   if (f == nullptr) return o;
   std::array<char, 4096> buf;
   size_t n;

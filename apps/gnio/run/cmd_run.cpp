@@ -30,6 +30,8 @@
 #include "gnio/log.hpp"
 #include "gnio/metrics.hpp"
 #include "gnio/stop_signal.hpp"
+#include "gpu_shard.hpp"
+#include "run_options.hpp"
 #include "output_file.hpp"
 #include "packet_processing/metrics.hpp"
 #include "packet_processing/pp_kernel.hpp"
@@ -54,32 +56,6 @@ constexpr uint32_t kRecordItems = 16384;
 // finish the packets already published before its exit flag is set anyway.
 constexpr std::chrono::milliseconds kDrainTimeout{5000};
 
-struct RunOptions {
-  std::string rx;
-  std::string tx;
-  std::string gpu = "auto";
-  uint32_t queues = 1;
-  double duration_s = 0;
-  uint64_t count = 0;
-  std::string json_out;
-  std::string flows_out;
-  double flows_interval_s = 0;
-  uint32_t top = 10;
-  std::vector<std::string> ips;
-  std::string mac;
-  uint16_t udp_echo = 0;
-  std::string print;
-  std::string filter;
-  std::string mem = "gpu";
-  uint32_t block = 256, burst = 256, strides = 8192, flow_slots = 65536;
-  uint32_t blocks = 0;  // 0: one per queue
-  bool require_gpu = false, quiet = false;
-  std::string log_level;
-  std::string metrics;
-  bool metrics_allow_remote = false;
-  double hang_timeout_s = 5;
-  std::string snapshot_dir;
-};
 
 int fail(const std::string& what, const Status& s) {
   std::fprintf(stderr, "gnio run packet-processing: %s: %s\n", what.c_str(), s.to_string().c_str());
@@ -145,22 +121,7 @@ Result<std::string> save_start_snapshot(const std::string& dir, const std::strin
   return path;
 }
 
-// The records the kernel made ready since the last call, in order, printed
-// as asked.
-struct RecordReader {
-  app::RecordConsumer ring;
-  bool print_dns = false, print_http = false, print_tls = false;
-
-  void drain(std::vector<Record>& out) {
-    ring.drain([&](const Record& in_ring) {
-      Record& r = out.emplace_back();
-      dev::app::store_record(in_ring, &r);
-      if ((r.kind == dev::app::kRecordDns && print_dns) || (r.kind == dev::app::kRecordHttp && print_http) ||
-          (r.kind == dev::app::kRecordTls && print_tls))
-        std::printf("%s\n", app::record_line(r).c_str());
-    });
-  }
-};
+}  // namespace
 
 int run_packet_processing(const RunOptions& o) {
   // First, so that a signal during setup stops cleanly too (a second SIGINT
@@ -178,9 +139,6 @@ int run_packet_processing(const RunOptions& o) {
   if (o.queues == 0 || o.queues > app::PpArgs::kMaxQueues)
     return usage("--queues " + std::to_string(o.queues) + " is out of range 1.." +
                  std::to_string(app::PpArgs::kMaxQueues));
-  if (o.blocks != 0 && o.blocks < o.queues)
-    return usage("--blocks " + std::to_string(o.blocks) + " is fewer than --queues " + std::to_string(o.queues) +
-                 ": every queue needs a block");
   if (o.burst == 0 || o.burst > o.strides / 2)
     return usage("--burst " + std::to_string(o.burst) + " is out of range 1.." + std::to_string(o.strides / 2) +
                  " (half of --strides " + std::to_string(o.strides) + ")");
@@ -194,19 +152,38 @@ int run_packet_processing(const RunOptions& o) {
     std::fprintf(stderr, "gnio run packet-processing: note: without --mac, ARP and neighbour solicitations are "
                          "not answered (echo replies are)\n");
 
-  auto gpu = Gpu::open(o.gpu);
-  if (!gpu && o.gpu == "auto") {
-    if (o.require_gpu) {
-      std::printf("SKIP: %s\n", gpu.status().message().c_str());
-      return kExitSkip;
-    }
-    std::printf("gnio: no CUDA GPU here; running on the emulated device (the same kernel code on CPU threads)\n");
-    gpu = Gpu::open("cpu");
+  // Layer 2: one context per GPU of --gpu, queues mapped to them.
+  auto opened = Gpu::open_list(o.gpu);
+  const bool names_auto = ("," + o.gpu + ",").find(",auto,") != std::string::npos;
+  if (!opened && names_auto && opened.status().code() == Errc::NotFound && o.require_gpu) {
+    std::printf("SKIP: %s\n", opened.status().message().c_str());
+    return kExitSkip;
   }
-  if (!gpu) return fail("opening GPU " + o.gpu, gpu.status());
-  const std::string gpu_id = gpu->emulated() ? "cpu" : gpu->bus_id();
+  if (!opened && o.gpu == "auto") {
+    std::printf("gnio: no CUDA GPU here; running on the emulated device (the same kernel code on CPU threads)\n");
+    opened = Gpu::open_list("cpu");
+  }
+  if (!opened) return fail("opening --gpu " + o.gpu, opened.status());
+  std::vector<std::string> gpu_names, gpu_ids;
+  for (size_t pos = 0; o.gpu != "all" && pos <= o.gpu.size();) {
+    const size_t comma = std::min(o.gpu.find(',', pos), o.gpu.size());
+    gpu_names.push_back(o.gpu.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  for (const Gpu& g : *opened) gpu_ids.push_back(g.bus_id());
+  if (gpu_names.size() != gpu_ids.size()) gpu_names = gpu_ids;
+  auto mapping = map_queues(o.queues, gpu_names, gpu_ids, o.gpu_map);
+  if (!mapping) return usage(mapping.status().message());
+  std::vector<GpuShard> shards(opened->size());
+  std::vector<size_t> owner(o.queues);
+  for (size_t i = 0; i < shards.size(); ++i) {
+    shards[i].gpu = std::move((*opened)[i]);
+    shards[i].queues = (*mapping)[i];
+    for (uint32_t q : shards[i].queues) owner[q] = i;
+  }
+  const std::string gpu_id = gpu_ids.front();
 
-  // The capability snapshot of this run's NIC spec and GPU, before the run
+  // The capability snapshot of this run's NIC spec and (first) GPU, before the run
   // opens them (discover() opens both itself). Specs that name a live
   // endpoint (loop:, afxdp:) are not opened twice: their NIC axis stays empty.
   const bool reopenable = o.rx.rfind("pcap:", 0) == 0 || o.rx.rfind("synthetic:", 0) == 0;
@@ -218,7 +195,7 @@ int run_packet_processing(const RunOptions& o) {
     logging::info("run", "capability snapshot saved to " + *path);
   }
 
-  // Layer 1: the Ethernet queues, configured and started.
+  // Layer 1: the Ethernet queues, configured and started, each on its GPU.
   auto rx_dev = EthDevice::open(o.rx);
   if (!rx_dev) return fail("opening --rx " + o.rx, rx_dev.status());
   std::vector<EthRxq> rxqs;
@@ -229,86 +206,77 @@ int run_packet_processing(const RunOptions& o) {
     // kernel's --burst is how many it receives at a time, from any number of them.
     const uint32_t engine_burst = std::min(o.burst, rx_dev->caps().max_burst);
     for (Status s : {rxq->set_num_strides(o.strides), rxq->set_stride_size(2048), rxq->set_burst_size(engine_burst),
-                     rxq->set_ring_mem(o.mem == "gpu" ? RingMem::Gpu : RingMem::Host), rxq->set_gpu(*gpu),
-                     rxq->start()})
+                     rxq->set_ring_mem(o.mem == "gpu" ? RingMem::Gpu : RingMem::Host),
+                     rxq->set_gpu(shards[owner[q]].gpu), rxq->start()})
       if (!s) return fail("configuring RX queue " + std::to_string(q), s);
     rxqs.push_back(std::move(*rxq));
   }
+  // Replies: TX queue i of --tx for GPU i.
   std::optional<EthDevice> tx_dev;
-  std::optional<EthTxq> txq;
   if (!o.tx.empty()) {
     auto d = EthDevice::open(o.tx);
     if (!d) return fail("opening --tx " + o.tx, d.status());
     tx_dev = std::move(*d);
-    auto t = tx_dev->create_txq(0);
-    if (!t) return fail("creating the TX queue", t.status());
-    for (Status s : {t->set_depth(1024), t->set_gpu(*gpu), t->start()})
-      if (!s) return fail("configuring the TX queue", s);
-    txq = std::move(*t);
+    if (tx_dev->caps().max_tx_queues < shards.size())
+      return usage("--tx " + o.tx + " has " + std::to_string(tx_dev->caps().max_tx_queues) + " TX queue(s); " +
+                   std::to_string(shards.size()) + " GPUs need one each (e.g. pcapng-out:FILE,queues=" +
+                   std::to_string(shards.size()) + ")");
+    for (size_t i = 0; i < shards.size(); ++i) {
+      auto t = tx_dev->create_txq(static_cast<uint16_t>(i));
+      if (!t) return fail("creating TX queue " + std::to_string(i), t.status());
+      for (Status s : {t->set_depth(1024), t->set_gpu(shards[i].gpu), t->start()})
+        if (!s) return fail("configuring TX queue " + std::to_string(i), s);
+      shards[i].txq = std::move(*t);
+    }
   }
-  // Layer 3: GPU handles of the started queues.
-  std::vector<GpuRxq> grxqs;
-  for (uint32_t q = 0; q < o.queues; ++q) {
-    auto g = GpuRxq::create(*gpu, rxqs[q]);
-    if (!g) return fail("GPU handle of RX queue " + std::to_string(q), g.status());
-    args.rxq[q] = g->handle();
-    grxqs.push_back(std::move(*g));
-  }
-  args.queues = o.queues;
-  std::optional<GpuTxq> gtxq;
-  if (txq) {
-    auto g = GpuTxq::create(*gpu, *txq);
-    if (!g) return fail("GPU handle of the TX queue", g.status());
-    args.txq = g->handle();
-    args.tx = true;
-    gtxq = std::move(*g);
-  }
-  auto records = GpuSemaphore::create(*gpu, kRecordItems, sizeof(Record));
-  if (!records) return fail("creating the record semaphore", records.status());
-  auto counters = gpu->alloc(app::counter::kCount * sizeof(uint64_t), MemKind::GpuCpu);
-  auto flows = gpu->alloc(size_t{o.flow_slots} * sizeof(FlowEntry), MemKind::GpuCpu);
-  auto claim = gpu->alloc(sizeof(uint64_t), MemKind::GpuCpu);
-  auto consumed = gpu->alloc(sizeof(uint64_t), MemKind::CpuGpu);
-  for (auto* m : {&counters, &flows, &claim, &consumed})
-    if (!*m) return fail("allocating GPU memory", m->status());
-  for (auto* m : {&counters, &flows, &claim, &consumed}) std::memset((*m)->host_ptr(), 0, (*m)->size());
-  args.counters = static_cast<uint64_t*>(counters->device_ptr());
-  args.flows = {static_cast<FlowEntry*>(flows->device_ptr()), o.flow_slots - 1};
-  args.records = records->handle();
-  args.record_claim = static_cast<uint64_t*>(claim->device_ptr());
-  args.record_consumed = static_cast<const uint64_t*>(consumed->device_ptr());
-  args.burst = o.burst;
-  FilterProgram filter;
-  if (!o.filter.empty()) {
-    auto f = FilterProgram::compile(*gpu, o.filter);
-    if (!f) return fail("compiling --filter '" + o.filter + "'", f.status());
-    filter = std::move(*f);
-    args.filter = filter.handle();
-  }
+  // Layer 3 and the kernels' memory, per GPU.
+  ShardConfig shard_config;
+  shard_config.record_items = kRecordItems;
+  shard_config.flow_slots = o.flow_slots;
+  shard_config.burst = o.burst;
+  shard_config.blocks = o.blocks;
+  shard_config.block = o.block;
+  shard_config.filter = o.filter;
+  shard_config.hang_timeout_s = o.hang_timeout_s;
+  shard_config.base = args;
+  for (GpuShard& sh : shards)
+    if (Status s = sh.prepare(rxqs, shard_config); !s)
+      return fail("setting up GPU " + sh.gpu.bus_id() + (o.filter.empty() ? "" : " (and --filter '" + o.filter + "')"),
+                  s);
 
   const bool tty = isatty(STDOUT_FILENO) && !o.quiet;
-  std::printf("gnio run packet-processing: rx %s, tx %s, %u queue(s) on %s (%s)\n", o.rx.c_str(),
-              o.tx.empty() ? "none (no replies)" : o.tx.c_str(), o.queues, gpu->bus_id().c_str(),
-              gpu->emulated() ? "emulated device" : gpu->info().name.c_str());
+  for (const GpuShard& sh : shards)
+    std::printf("gnio run packet-processing: rx %s, tx %s, %zu queue(s) on %s (%s)\n", o.rx.c_str(),
+                o.tx.empty() ? "none (no replies)" : o.tx.c_str(), sh.queues.size(), sh.gpu.bus_id().c_str(),
+                sh.gpu.emulated() ? "emulated device" : sh.gpu.info().name.c_str());
   std::fflush(stdout);
 
-  LaunchConfig cfg;
-  cfg.grid = o.blocks != 0 ? o.blocks : o.queues;
-  cfg.block = gpu->emulated() ? 1u : o.block;
-  cfg.name = "packet_processing";
-  cfg.stage_names.assign(std::begin(app::stage::kNames), std::end(app::stage::kNames));
-  cfg.hang_timeout = std::chrono::milliseconds(static_cast<int64_t>(o.hang_timeout_s * 1000));
-  // Block b has work while its queue holds packets delivered and not released.
-  cfg.has_work = [&rxqs, nq = o.queues](uint32_t b) {
-    const RxqStats s = rxqs[b % nq].stats();
-    return s.packets > s.released;
-  };
+  // Layer 4: one persistent kernel per GPU, started together.
   const auto start = std::chrono::steady_clock::now();
-  auto kernel = app::launch_packet_processing(*gpu, cfg, args);
-  if (!kernel) return fail("launching the kernel", kernel.status());
-  std::printf("kernel: %u block(s) of %u thread(s), bursts of up to %u packets\n", kernel->config().grid,
-              kernel->config().block, o.burst);
+  for (GpuShard& sh : shards) {
+    if (Status s = sh.launch(rxqs, shard_config); !s) return fail("launching the kernel on " + sh.gpu.bus_id(), s);
+    std::printf("kernel: %u block(s) of %u thread(s), bursts of up to %u packets%s\n", sh.kernel.config().grid,
+                sh.kernel.config().block, o.burst, shards.size() > 1 ? (" on " + sh.gpu.bus_id()).c_str() : "");
+  }
   std::fflush(stdout);
+  auto totals = [&] {
+    KernelTotals t{};
+    for (const GpuShard& sh : shards) {
+      const KernelTotals k = sh.kernel.totals();
+      t.packets += k.packets;
+      t.bytes += k.bytes;
+      t.bursts += k.bursts;
+      t.again += k.again;
+      t.errors += k.errors;
+    }
+    return t;
+  };
+  auto summed_counters = [&] {
+    std::vector<uint64_t> c(app::counter::kCount, 0);
+    for (const GpuShard& sh : shards)
+      for (uint32_t i = 0; i < app::counter::kCount; ++i) c[i] += sh.live_counters()[i];
+    return c;
+  };
 
   // /metrics while the run goes: the collector reads live counters only; the
   // server stops before anything it reads is torn down.
@@ -316,13 +284,18 @@ int run_packet_processing(const RunOptions& o) {
   if (!o.metrics.empty()) {
     const std::string rx_backend = rx_dev->caps().driver;
     const std::string tx_backend = tx_dev ? tx_dev->caps().driver : "";
-    const uint64_t* live_counters = static_cast<const uint64_t*>(counters->host_ptr());
-    auto collect = [&, rx_backend, tx_backend, live_counters](metrics::Writer& w) {
+    auto collect = [&, rx_backend, tx_backend](metrics::Writer& w) {
       for (uint32_t q = 0; q < o.queues; ++q)
-        metrics::add_rxq(w, rxqs[q].stats(), {{"queue", std::to_string(q)}, {"gpu", gpu_id}, {"backend", rx_backend}});
-      if (txq) metrics::add_txq(w, txq->stats(), {{"queue", "0"}, {"gpu", gpu_id}, {"backend", tx_backend}});
-      metrics::add_kernel(w, kernel->counters(), kernel->health(), {{"gpu", gpu_id}});
-      app::add_app_counters(w, live_counters, {{"gpu", gpu_id}});
+        metrics::add_rxq(w, rxqs[q].stats(),
+                         {{"queue", std::to_string(q)}, {"gpu", gpu_ids[owner[q]]}, {"backend", rx_backend}});
+      for (size_t i = 0; i < shards.size(); ++i) {
+        const metrics::Labels gpu_label{{"gpu", gpu_ids[i]}};
+        if (shards[i].txq)
+          metrics::add_txq(w, shards[i].txq->stats(),
+                           {{"queue", std::to_string(i)}, {"gpu", gpu_ids[i]}, {"backend", tx_backend}});
+        metrics::add_kernel(w, shards[i].kernel.counters(), shards[i].kernel.health(), gpu_label);
+        app::add_app_counters(w, shards[i].live_counters(), gpu_label);
+      }
     };
     auto started = metrics::Server::start(o.metrics, collect, {o.metrics_allow_remote});
     if (!started) return fail("starting the metrics server on " + o.metrics, started.status());
@@ -333,15 +306,26 @@ int run_packet_processing(const RunOptions& o) {
   std::fflush(stdout);
 
   RunResult result;
-  RecordReader reader{{&*records, static_cast<uint64_t*>(consumed->host_ptr())}};
-  for (size_t pos = 0; pos <= o.print.size();) {
-    const size_t comma = std::min(o.print.find(',', pos), o.print.size());
-    const std::string what = o.print.substr(pos, comma - pos);
-    reader.print_dns |= what == "dns";
-    reader.print_http |= what == "http";
-    reader.print_tls |= what == "tls" || what == "sni";
-    pos = comma + 1;
-  }
+  for (GpuShard& sh : shards)
+    for (size_t pos = 0; pos <= o.print.size();) {
+      const size_t comma = std::min(o.print.find(',', pos), o.print.size());
+      const std::string what = o.print.substr(pos, comma - pos);
+      sh.reader.print_dns |= what == "dns";
+      sh.reader.print_http |= what == "http";
+      sh.reader.print_tls |= what == "tls" || what == "sni";
+      pos = comma + 1;
+    }
+  auto drain_records = [&] {
+    for (GpuShard& sh : shards) sh.reader.drain(result.records);
+  };
+  auto all_flows = [&] {
+    std::vector<FlowEntry> f;
+    for (const GpuShard& sh : shards) {
+      auto part = app::sorted_flows(static_cast<const FlowEntry*>(sh.flows.host_ptr()), sh.flow_slots);
+      f.insert(f.end(), part.begin(), part.end());
+    }
+    return shards.size() == 1 ? f : app::sorted_flows(f.data(), static_cast<uint32_t>(f.size()));
+  };
   app::FlowExport flow_export;
   if (!o.flows_out.empty()) {
     auto f = app::FlowExport::open(o.flows_out);
@@ -350,11 +334,10 @@ int run_packet_processing(const RunOptions& o) {
   }
 
   // The one polling place: records, progress, flow snapshots, stop checks.
-  const uint64_t* live = static_cast<const uint64_t*>(counters->host_ptr());
   auto last_progress = start, last_flows = start;
   app::StopReason stop_reason = app::StopReason::EndOfInput;
   for (;;) {
-    reader.drain(result.records);
+    drain_records();
     const auto now = std::chrono::steady_clock::now();
     const double elapsed = std::chrono::duration<double>(now - start).count();
     bool at_end = true;
@@ -368,16 +351,17 @@ int run_packet_processing(const RunOptions& o) {
       stop_reason = app::StopReason::Duration;
       break;
     }
-    if (o.count > 0 && kernel->totals().packets >= o.count) {
+    if (o.count > 0 && totals().packets >= o.count) {
       stop_reason = app::StopReason::Count;
       break;
     }
     if (o.flows_interval_s > 0 && std::chrono::duration<double>(now - last_flows).count() >= o.flows_interval_s) {
-      flow_export.snapshot(app::sorted_flows(static_cast<const FlowEntry*>(flows->host_ptr()), o.flow_slots), elapsed);
+      flow_export.snapshot(all_flows(), elapsed);
       last_flows = now;
     }
     if (tty && now - last_progress >= 250ms) {
-      const KernelTotals t = kernel->totals();
+      const KernelTotals t = totals();
+      const std::vector<uint64_t> live = summed_counters();
       uint64_t missed = 0;
       for (const EthRxq& q : rxqs) missed += q.stats().rx_missed;
       std::printf("\r%llu pkts  %.3f Mpps  %.3f Gbit/s  drops %llu  ipv4 %llu ipv6 %llu tcp %llu udp %llu dns %llu "
@@ -402,14 +386,14 @@ int run_packet_processing(const RunOptions& o) {
     logging::info("run", std::string("stop requested by ") + (StopSignal::signal_number() == SIGTERM ? "SIGTERM" : "SIGINT") +
                              ": stopping the sources, draining the kernel (a second SIGINT exits at once)");
   if (stop_reason != app::StopReason::EndOfInput) {
-    // No more frames from the sources; the kernel finishes what was published.
+    // No more frames from the sources; the kernels finish what was published.
     for (EthRxq& q : rxqs)
       if (Status s = q.stop_source(); !s) return fail("stopping the source of an RX queue", s);
     const auto deadline = std::chrono::steady_clock::now() + kDrainTimeout;
     bool drained = false;
     while (!(drained = std::all_of(rxqs.begin(), rxqs.end(), [](const EthRxq& q) { return q.at_end(); })) &&
            std::chrono::steady_clock::now() < deadline) {
-      reader.drain(result.records);
+      drain_records();
       std::this_thread::sleep_for(1ms);
     }
     if (!drained)
@@ -417,8 +401,18 @@ int run_packet_processing(const RunOptions& o) {
                                std::to_string(kDrainTimeout.count()) + " ms of the stop; stopping it anyway (see "
                                "left_in_ring in the summary)");
   }
-  Status stopped = kernel->stop();
-  reader.drain(result.records);
+  // Every GPU's kernel is stopped, also when one of them stalls: the others drain.
+  Status stopped;
+  for (GpuShard& sh : shards)
+    if (Status s = sh.kernel.stop(); !s) {
+      for (const BlockHealth& h : sh.kernel.health())
+        std::fprintf(stderr, "gnio run packet-processing: %s block %u: heartbeat %llu, age %.3f s, stage %s%s\n",
+                     sh.gpu.bus_id().c_str(), h.block, (unsigned long long)h.heartbeat,
+                     std::chrono::duration<double>(h.heartbeat_age).count(), h.stage_name.c_str(),
+                     h.exited ? ", exited" : h.hung ? ", HUNG" : "");
+      if (stopped) stopped = Status(s.code(), s.layer(), "on " + sh.gpu.bus_id() + ": " + s.message());
+    }
+  drain_records();
   // The threads of a block hand records over in the order they finish, not
   // the order the packets arrived: the report lists them in arrival order
   // (time stamp, then queue and index within the queue).
@@ -429,37 +423,31 @@ int run_packet_processing(const RunOptions& o) {
   });
   if (tty) std::printf("\n");
   server.stop();
-  if (!stopped) {
-    for (const BlockHealth& h : kernel->health())
-      std::fprintf(stderr, "gnio run packet-processing: block %u: heartbeat %llu, age %.3f s, stage %s%s\n", h.block,
-                   (unsigned long long)h.heartbeat, std::chrono::duration<double>(h.heartbeat_age).count(),
-                   h.stage_name.c_str(), h.exited ? ", exited" : h.hung ? ", HUNG" : "");
-    return fail("stopping the kernel", stopped);
+  if (!stopped) return fail("stopping the kernel", stopped);
+  for (const GpuShard& sh : shards) {
+    const uint64_t claimed = *static_cast<const uint64_t*>(sh.claim.host_ptr());
+    result.records_lost += claimed - sh.reader.ring.next - sh.live_counters()[app::counter::kRecordsDropped];
   }
-  const uint64_t claimed = *static_cast<const uint64_t*>(claim->host_ptr());
-  result.records_lost = claimed - reader.ring.next - live[app::counter::kRecordsDropped];
-  result.kernel = kernel->totals();
+  result.kernel = totals();
 
   // Every GPU handle goes before the queues under it: a queue exposed to a
   // GPU does not stop. Then TX stops (flushing pcap-out), then RX, so that
   // the RX counters are final: offered == delivered + dropped exactly.
-  if (Status s = records->destroy(); !s) return fail("releasing the record semaphore", s);
-  if (gtxq)
-    if (Status s = gtxq->destroy(); !s) return fail("releasing the TX queue's GPU handle", s);
-  for (GpuRxq& g : grxqs)
-    if (Status s = g.destroy(); !s) return fail("releasing an RX queue's GPU handle", s);
+  for (GpuShard& sh : shards)
+    if (Status s = sh.release_handles(); !s) return fail("releasing the GPU handles of " + sh.gpu.bus_id(), s);
   // A TX output that cannot be written (pcap-out on a full disk) is
   // reported with the others below; the queue is stopped all the same.
   Status tx_flushed;
-  if (txq) {
-    tx_flushed = txq->stop();
-    result.tx = txq->stats();
-  }
+  for (GpuShard& sh : shards)
+    if (sh.txq) {
+      if (Status s = sh.txq->stop(); !s && tx_flushed) tx_flushed = s;
+      result.tx += sh.txq->stats();
+    }
   // The engines see the kernel's last releases a moment after it made them.
   for (auto deadline = std::chrono::steady_clock::now() + 2s; std::chrono::steady_clock::now() < deadline;) {
     uint64_t released = 0;
     for (const EthRxq& q : rxqs) released += q.stats().released;
-    if (released >= result.kernel.packets) break;
+    if (released >= result.kernel.packets + summed_counters()[app::counter::kFiltered]) break;
     std::this_thread::sleep_for(1ms);
   }
   for (EthRxq& q : rxqs)
@@ -475,13 +463,24 @@ int run_packet_processing(const RunOptions& o) {
     stop_reason = app::StopReason::InputError;
     result.info.input_error = input.message();
   }
-  result.counters.assign(live, live + app::counter::kCount);
-  result.flows = app::sorted_flows(static_cast<const FlowEntry*>(flows->host_ptr()), o.flow_slots);
+  result.counters = summed_counters();
+  result.flows = all_flows();
+  for (const GpuShard& sh : shards) {
+    app::GpuPart part;
+    part.gpu = sh.gpu.bus_id();
+    part.device = sh.gpu.emulated() ? "emulated" : sh.gpu.info().name;
+    part.emulated = sh.gpu.emulated();
+    part.queues = sh.queues;
+    part.blocks = sh.kernel.config().grid;
+    part.kernel = sh.kernel.totals();
+    part.counters.assign(sh.live_counters(), sh.live_counters() + app::counter::kCount);
+    result.gpus.push_back(std::move(part));
+  }
   result.info.rx = o.rx;
   result.info.tx = o.tx;
-  result.info.gpu = gpu->bus_id();
-  result.info.device = gpu->emulated() ? "emulated" : gpu->info().name;
-  result.info.emulated = gpu->emulated();
+  result.info.gpu = gpu_ids.size() == 1 ? gpu_id : o.gpu;
+  result.info.device = result.gpus.front().device;
+  result.info.emulated = result.gpus.front().emulated;
   result.info.queues = o.queues;
   result.info.filter = o.filter;
   result.info.stop_reason = stop_reason;
@@ -502,14 +501,12 @@ int run_packet_processing(const RunOptions& o) {
   // Tear down in reverse; the report carries the capability snapshot of this
   // run's NIC spec and GPU: the one taken at start, else one taken now (it
   // opens both itself, so after they are closed).
-  kernel = PersistentKernel();
-  if (txq) report("tearing down the TX queue", txq->destroy());
+  for (GpuShard& sh : shards) {
+    sh.kernel = PersistentKernel();
+    if (sh.txq) report("tearing down TX queue of " + sh.gpu.bus_id(), sh.txq->destroy());
+  }
   for (EthRxq& q : rxqs) report("tearing down an RX queue", q.destroy());
-  counters = DeviceMemory();
-  flows = DeviceMemory();
-  claim = DeviceMemory();
-  consumed = DeviceMemory();
-  gpu = Gpu();
+  shards.clear();
   result.capabilities =
       nlohmann::json::parse(start_caps.empty() ? to_json(discover(reopenable ? o.rx : "", gpu_id), -1) : start_caps);
 
@@ -528,83 +525,6 @@ int run_packet_processing(const RunOptions& o) {
     report("writing the report",
            app::write_output("--json", o.json_out, app::json_text(app::report_json(result, o.top), 2) + "\n"));
   return exit_status;
-}
-
-}  // namespace
-
-void add_run_command(CLI::App& app) {
-  CLI::App* run = app.add_subcommand("run", "Run an application on the GPU datapath");
-  run->require_subcommand(1);
-  auto o = std::make_shared<RunOptions>();
-  CLI::App* pp = run->add_subcommand(
-      "packet-processing",
-      "The reference application: classify every packet on the GPU (L2-L4, DNS, HTTP, TLS SNI, checksums, "
-      "malformed by reason), track flows in GPU memory, hand DNS/HTTP/TLS records to the host, answer "
-      "ICMP/ICMPv6 echo, ARP, neighbour solicitations and UDP echo zero-copy from the RX buffer");
-  pp->add_option("--rx", o->rx, "RX spec: pcap:FILE[,loop=N][,pps=R], synthetic:..., loop:NAME")->required();
-  pp->add_option("--tx", o->tx, "TX spec for replies, e.g. pcap-out:FILE or loop:NAME (no replies without it)");
-  pp->add_option("--gpu", o->gpu, "auto (first CUDA GPU, else the emulated device), a PCIe bus id, or cpu")
-      ->capture_default_str();
-  pp->add_option("--queues", o->queues, "RX queues, one kernel block each (RSS spreads flows)")->capture_default_str();
-  pp->add_option("--duration", o->duration_s, "stop after S seconds (default: at the end of the input or on SIGINT)");
-  pp->add_option("--count", o->count, "stop after about N packets");
-  pp->add_option("--json", o->json_out, "write the full report (schema versioned) to FILE")->type_name("FILE");
-  pp->add_option("--flows-out", o->flows_out, "write the flow table to FILE: CSV if it ends in .csv, else JSON lines")
-      ->type_name("FILE");
-  pp->add_option("--flows-interval", o->flows_interval_s, "also export the flow table every S seconds");
-  pp->add_option("--top", o->top, "flows in the summary and the report")->capture_default_str();
-  pp->add_option("--ip", o->ips, "an address of ours (IPv4 or IPv6; repeat): echo, ARP and ND answer only these");
-  pp->add_option("--mac", o->mac, "our MAC: the source of replies; needed for ARP replies and neighbour adverts");
-  pp->add_option("--udp-echo", o->udp_echo, "answer UDP datagrams to this port with the same payload (0: off)");
-  pp->add_option("--print", o->print, "print records as they arrive: dns,http,tls");
-  pp->add_option("--filter", o->filter,
-                 "analyse only the packets a tcpdump expression matches (pcap-filter(7), compiled by libpcap, run "
-                 "on the GPU); the others are counted as filtered and released")
-      ->type_name("EXPR");
-  pp->add_option("--mem", o->mem, "RX ring memory: gpu or host")->capture_default_str();
-  pp->add_option("--block", o->block, "threads per block (1 on the emulated device)")->capture_default_str();
-  pp->add_option("--blocks", o->blocks,
-                 "kernel blocks, at least --queues (block b serves queue b % queues); 0: one per queue")
-      ->capture_default_str();
-  pp->add_option("--burst", o->burst,
-                 "packets a block receives at a time, a thread each (more than --block: threads take several); up "
-                 "to half of --strides, whatever the backend's own burst")
-      ->capture_default_str();
-  pp->add_option("--strides", o->strides, "RX ring strides (2048 bytes each)")->capture_default_str();
-  pp->add_option("--flow-slots", o->flow_slots, "flow table slots (power of two)")->capture_default_str();
-  pp->add_flag("--require-gpu", o->require_gpu, "with --gpu auto: exit 77 (skip) when there is no CUDA GPU");
-  pp->add_flag("--quiet", o->quiet, "no live progress line");
-  pp->add_option("--log-level", o->log_level,
-                 "library log level: error|warn|info|debug|trace (overrides GNIO_LOG_LEVEL; default warn)")
-      ->check(CLI::IsMember({"error", "warn", "info", "debug", "trace"}));
-  pp->add_option("--metrics", o->metrics,
-                 "serve Prometheus metrics on http://ADDR:PORT/metrics while the run goes (queues, TX queue, kernel "
-                 "blocks, protocol counts; labels queue/gpu/backend/block); port 0 picks a free one, the address "
-                 "bound is printed once (\"metrics http://...\") and logged at info")
-      ->type_name("ADDR:PORT");
-  pp->add_flag("--metrics-allow-remote", o->metrics_allow_remote,
-               "allow --metrics on a non-loopback address (exposes the counters to the network)");
-  pp->add_option("--hang-timeout", o->hang_timeout_s,
-                 "seconds a block's heartbeat may stand still while its queue has packets waiting before it is "
-                 "reported hung (logged at warn, gnio_kernel_hung in the metrics, HUNG in gnio top); 0: off")
-      ->capture_default_str();
-  pp->add_option("--snapshot-dir", o->snapshot_dir,
-                 "save the capability snapshot of the run's NIC spec and GPU at start to "
-                 "DIR/caps-<UTC time>-<gpu>.json (printed as \"snapshot FILE\"); compare later with "
-                 "gnio caps --diff FILE")
-      ->type_name("DIR");
-  pp->footer(
-      "Examples:\n"
-      "  gnio run packet-processing --rx pcap:data/captures/dns.pcap --print dns --json report.json\n"
-      "  gnio run packet-processing --rx pcap:data/captures/ping.pcap --tx pcap-out:replies.pcap \\\n"
-      "      --ip 10.77.0.1 --ip fd77::1 --mac 02:00:00:00:00:01\n"
-      "  gnio run packet-processing --rx synthetic:count=1000000,proto=mix --flows-out flows.csv\n"
-      "  gnio run packet-processing --rx synthetic:count=0,pps=100000 --metrics 127.0.0.1:9400 &\n"
-      "      gnio top --url http://127.0.0.1:9400/metrics\n\n"
-      "Signals: the first SIGINT or SIGTERM stops the kernel (after it finishes the burst it holds), flushes\n"
-      "the TX output, prints the summary (offered = delivered + dropped) and exits 0; a second SIGINT exits\n"
-      "at once with status 130.");
-  pp->callback([o] { exit_with(run_packet_processing(*o)); });
 }
 
 }  // namespace gnio::cli

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+// One GPU's part of `gnio run packet-processing`: the RX queues mapped to it,
+// their GPU handles, its TX queue, the kernel's counters, flow table and
+// record ring in its memory, and its persistent kernel. A run has one per
+// GPU; their counts add up to the run's.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gnio/eth.hpp"
+#include "gnio/filter.hpp"
+#include "gnio/gpu.hpp"
+#include "gnio/gpu_queue.hpp"
+#include "gnio/persistent_kernel.hpp"
+#include "packet_processing/pp_kernel.hpp"
+#include "packet_processing/records.hpp"
+
+namespace gnio::cli {
+
+// The records a kernel made ready since the last call, in order, printed
+// as asked.
+struct RecordReader {
+  app::RecordConsumer ring;
+  bool print_dns = false, print_http = false, print_tls = false;
+
+  void drain(std::vector<dev::app::Record>& out);
+};
+
+// Which RX queues each GPU serves: `map` as --gpu-map gives it
+// ("0-3:GPU,4-7:GPU", each GPU named as in --gpu), or empty for contiguous
+// runs of queues, as even as the counts allow. Every queue goes to exactly
+// one GPU and every GPU gets at least one queue.
+Result<std::vector<std::vector<uint32_t>>> map_queues(uint32_t queues, const std::vector<std::string>& gpu_names,
+                                                      const std::vector<std::string>& gpu_ids, const std::string& map);
+
+struct ShardConfig {
+  uint32_t record_items = 0;
+  uint32_t flow_slots = 0;
+  uint32_t burst = 0;
+  uint32_t blocks = 0;  // 0: one per queue
+  uint32_t block = 0;
+  std::string filter;
+  double hang_timeout_s = 0;
+  app::PpArgs base;  // replies and TX flag
+};
+
+struct GpuShard {
+  Gpu gpu;
+  std::vector<uint32_t> queues;  // ids of the RX queues it serves
+  std::vector<GpuRxq> grxqs;     // in the order of `queues`
+  std::optional<EthTxq> txq;
+  std::optional<GpuTxq> gtxq;
+  std::optional<GpuSemaphore> records;
+  DeviceMemory counters, flows, claim, consumed;
+  FilterProgram filter;
+  app::PpArgs args;
+  PersistentKernel kernel;
+  RecordReader reader;
+  uint32_t flow_slots = 0;
+
+  // The GPU handles of its queues (started, in `rxqs` by id), its memory
+  // and the kernel's arguments; `txq` set by the caller first, if any.
+  Status prepare(std::vector<EthRxq>& rxqs, const ShardConfig& c);
+  // Launches the kernel; its blocks serve `queues` round robin.
+  Status launch(const std::vector<EthRxq>& rxqs, const ShardConfig& c);
+  const uint64_t* live_counters() const { return static_cast<const uint64_t*>(counters.host_ptr()); }
+  // Releases the handles in the order the layers need (records, TX, RX).
+  Status release_handles();
+};
+
+}  // namespace gnio::cli

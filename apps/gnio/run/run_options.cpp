@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// The command line of `gnio run packet-processing`.
+#include <CLI/CLI.hpp>
+
+#include <memory>
+
+#include "../commands.hpp"
+#include "../options.hpp"
+#include "run_options.hpp"
+
+namespace gnio::cli {
+
+void add_run_command(CLI::App& app) {
+  CLI::App* run = app.add_subcommand("run", "Run an application on the GPU datapath");
+  run->require_subcommand(1);
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* pp = run->add_subcommand(
+      "packet-processing",
+      "The reference application: classify every packet on the GPU (L2-L4, DNS, HTTP, TLS SNI, checksums, "
+      "malformed by reason), track flows in GPU memory, hand DNS/HTTP/TLS records to the host, answer "
+      "ICMP/ICMPv6 echo, ARP, neighbour solicitations and UDP echo zero-copy from the RX buffer");
+  pp->add_option("--rx", o->rx, "RX spec: pcap:FILE[,loop=N][,pps=R], synthetic:..., loop:NAME")->required();
+  pp->add_option("--tx", o->tx, "TX spec for replies, e.g. pcap-out:FILE or loop:NAME (no replies without it)");
+  pp->add_option("--gpu", o->gpu,
+                 "auto (first CUDA GPU, else the emulated device), a PCIe bus id, cpu:N (emulated device N; cpu is "
+                 "cpu:0), a comma-separated list of these (one context and one kernel per GPU), or all")
+      ->capture_default_str();
+  pp->add_option("--gpu-map", o->gpu_map,
+                 "which RX queues each GPU serves, e.g. 0-3:0000:06:00.0,4-7:0000:07:00.0 (default: contiguous "
+                 "runs of queues spread evenly)")
+      ->type_name("QUEUES:GPU,...");
+  pp->add_option("--queues", o->queues, "RX queues, one kernel block each (RSS spreads flows)")->capture_default_str();
+  pp->add_option("--duration", o->duration_s, "stop after S seconds (default: at the end of the input or on SIGINT)");
+  pp->add_option("--count", o->count, "stop after about N packets");
+  pp->add_option("--json", o->json_out, "write the full report (schema versioned) to FILE")->type_name("FILE");
+  pp->add_option("--flows-out", o->flows_out, "write the flow table to FILE: CSV if it ends in .csv, else JSON lines")
+      ->type_name("FILE");
+  pp->add_option("--flows-interval", o->flows_interval_s, "also export the flow table every S seconds");
+  pp->add_option("--top", o->top, "flows in the summary and the report")->capture_default_str();
+  pp->add_option("--ip", o->ips, "an address of ours (IPv4 or IPv6; repeat): echo, ARP and ND answer only these");
+  pp->add_option("--mac", o->mac, "our MAC: the source of replies; needed for ARP replies and neighbour adverts");
+  pp->add_option("--udp-echo", o->udp_echo, "answer UDP datagrams to this port with the same payload (0: off)");
+  pp->add_option("--print", o->print, "print records as they arrive: dns,http,tls");
+  pp->add_option("--filter", o->filter,
+                 "analyse only the packets a tcpdump expression matches (pcap-filter(7), compiled by libpcap, run "
+                 "on the GPU); the others are counted as filtered and released")
+      ->type_name("EXPR");
+  pp->add_option("--mem", o->mem, "RX ring memory: gpu or host")->capture_default_str();
+  pp->add_option("--block", o->block, "threads per block (1 on the emulated device)")->capture_default_str();
+  pp->add_option("--blocks", o->blocks,
+                 "kernel blocks per GPU, at least its queues (block b serves its queue b % queues); 0: one per queue")
+      ->capture_default_str();
+  pp->add_option("--burst", o->burst,
+                 "packets a block receives at a time, a thread each (more than --block: threads take several); up "
+                 "to half of --strides, whatever the backend's own burst")
+      ->capture_default_str();
+  pp->add_option("--strides", o->strides, "RX ring strides (2048 bytes each)")->capture_default_str();
+  pp->add_option("--flow-slots", o->flow_slots, "flow table slots (power of two)")->capture_default_str();
+  pp->add_flag("--require-gpu", o->require_gpu, "with --gpu auto (alone or in a list): exit 77 (skip) when there is no CUDA GPU");
+  pp->add_flag("--quiet", o->quiet, "no live progress line");
+  pp->add_option("--log-level", o->log_level,
+                 "library log level: error|warn|info|debug|trace (overrides GNIO_LOG_LEVEL; default warn)")
+      ->check(CLI::IsMember({"error", "warn", "info", "debug", "trace"}));
+  pp->add_option("--metrics", o->metrics,
+                 "serve Prometheus metrics on http://ADDR:PORT/metrics while the run goes (queues, TX queue, kernel "
+                 "blocks, protocol counts; labels queue/gpu/backend/block); port 0 picks a free one, the address "
+                 "bound is printed once (\"metrics http://...\") and logged at info")
+      ->type_name("ADDR:PORT");
+  pp->add_flag("--metrics-allow-remote", o->metrics_allow_remote,
+               "allow --metrics on a non-loopback address (exposes the counters to the network)");
+  pp->add_option("--hang-timeout", o->hang_timeout_s,
+                 "seconds a block's heartbeat may stand still while its queue has packets waiting before it is "
+                 "reported hung (logged at warn, gnio_kernel_hung in the metrics, HUNG in gnio top); 0: off")
+      ->capture_default_str();
+  pp->add_option("--snapshot-dir", o->snapshot_dir,
+                 "save the capability snapshot of the run's NIC spec and GPU at start to "
+                 "DIR/caps-<UTC time>-<gpu>.json (printed as \"snapshot FILE\"); compare later with "
+                 "gnio caps --diff FILE")
+      ->type_name("DIR");
+  pp->footer(
+      "Examples:\n"
+      "  gnio run packet-processing --rx pcap:data/captures/dns.pcap --print dns --json report.json\n"
+      "  gnio run packet-processing --rx pcap:data/captures/ping.pcap --tx pcap-out:replies.pcap \\\n"
+      "      --ip 10.77.0.1 --ip fd77::1 --mac 02:00:00:00:00:01\n"
+      "  gnio run packet-processing --rx synthetic:count=1000000,proto=mix --flows-out flows.csv\n"
+      "  gnio run packet-processing --rx synthetic:count=0,pps=100000 --metrics 127.0.0.1:9400 &\n"
+      "      gnio top --url http://127.0.0.1:9400/metrics\n\n"
+      "Signals: the first SIGINT or SIGTERM stops the kernel (after it finishes the burst it holds), flushes\n"
+      "the TX output, prints the summary (offered = delivered + dropped) and exits 0; a second SIGINT exits\n"
+      "at once with status 130.");
+  pp->callback([o] { exit_with(run_packet_processing(*o)); });
+}
+
+}  // namespace gnio::cli

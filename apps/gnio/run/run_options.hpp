@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// The options of `gnio run packet-processing` (its command line is in
+// run_options.cpp) and the run (cmd_run.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gnio::cli {
+
+struct RunOptions {
+  std::string rx;
+  std::string tx;
+  std::string gpu = "auto";
+  uint32_t queues = 1;
+  double duration_s = 0;
+  uint64_t count = 0;
+  std::string json_out;
+  std::string flows_out;
+  double flows_interval_s = 0;
+  uint32_t top = 10;
+  std::vector<std::string> ips;
+  std::string mac;
+  uint16_t udp_echo = 0;
+  std::string print;
+  std::string filter;
+  std::string mem = "gpu";
+  uint32_t block = 256, burst = 256, strides = 8192, flow_slots = 65536;
+  uint32_t blocks = 0;  // per GPU; 0: one per queue
+  std::string gpu_map;  // --gpu-map; empty: queues spread evenly
+  bool require_gpu = false, quiet = false;
+  std::string log_level;
+  std::string metrics;
+  bool metrics_allow_remote = false;
+  double hang_timeout_s = 5;
+  std::string snapshot_dir;
+};
+
+// Runs the reference application; the process's exit status.
+int run_packet_processing(const RunOptions& o);
+
+}  // namespace gnio::cli
