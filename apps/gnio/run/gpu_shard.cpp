@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "gpu_shard.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+
+#include "packet_processing/report.hpp"
 
 namespace gnio::cli {
 
