@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/engine_thread.hpp"
+#include "engine/numa.hpp"
 
 #include <pthread.h>
 #include <sched.h>
@@ -86,6 +87,22 @@ Status EngineThread::attach(RxEngine* e) {
       log::warn("rx-engine", "pinning the engine thread to core " + std::to_string(core_) +
                                  " failed: " + std::strerror(err) + "; it runs unpinned (check the cores= list)");
     }
+    return Status::ok();
+  }
+  // Not pinned: the CPUs of the NUMA node of the GPU its first queue fills,
+  // where sysfs tells (a ring's writes then stay on the GPU's socket).
+  const std::vector<int> near = cpus_near_pci_device("/sys", e->gpu().bus_id);
+  if (!near.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : near)
+      if (c < CPU_SETSIZE) CPU_SET(c, &set);
+    if (int err = pthread_setaffinity_np(thread_.native_handle(), sizeof(set), &set); err != 0)
+      log::warn("rx-engine", "keeping the engine thread on the NUMA node of GPU " + e->gpu().bus_id + " failed: " +
+                                 std::strerror(err) + "; it runs on any CPU");
+    else
+      log::info("rx-engine", "engine thread on the " + std::to_string(near.size()) + " CPUs of the NUMA node of GPU " +
+                                 e->gpu().bus_id);
   }
   return Status::ok();
 }
