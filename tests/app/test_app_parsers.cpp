@@ -206,7 +206,7 @@ TEST(AppParsers, TlsClientHelloLengthsCutAndLengthened) {
 // segment's end (the IP total length), lines up to their line feed.
 TEST(AppParsers, HttpRequestIsReadOnlyUpToItsSegmentsEnd) {
   const Frame frame = http_frame(1040);
-  const LengthField& total = length_field(frame, "ip total length");
+  const LengthField total = length_field(frame, "ip total length");
   const std::string request = kHttpRequestText;
   const std::string line = "GET /index.html HTTP/1.";          // what a request line needs
   const size_t host = request.find("www.example.com");         // where the Host value starts
@@ -304,7 +304,7 @@ TEST(AppParsers, TlsExtensionCrossingTheExtensionsBlockIsRefused) {
 
 TEST(AppParsers, TlsRecordOver16KiBIsRefused) {
   const Frame frame = tls_frame(1090);
-  const LengthField& record = length_field(frame, "tls record length");
+  const LengthField record = length_field(frame, "tls record length");
   const int held = static_cast<int>(frame.bytes.size() - record.at - 2);
   // 2^14 bytes: the record goes on in later segments; the ClientHello in it is whole.
   const Verdict largest = analyze_frame(with_length(frame, record, (1 << 14) - held));

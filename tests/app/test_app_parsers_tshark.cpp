@@ -136,7 +136,7 @@ std::vector<Case> oracle_cases() {
   }
   for (const int over : {0, 1}) {
     const Frame f = tls_frame(port++);
-    const LengthField& record = length_field(f, "tls record length");
+    const LengthField record = length_field(f, "tls record length");
     const int held = static_cast<int>(f.bytes.size() - record.at - 2);
     add(over ? "tls: record of 2^14 + 1 bytes" : "tls: record of 2^14 bytes",
         with_length(f, record, (1 << 14) + over - held));
