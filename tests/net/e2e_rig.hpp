@@ -81,4 +81,27 @@ inline void receive_peer_udp_exactly(Gpu& gpu, E2eRxq& rx, const VethPair& veth,
   EXPECT_EQ(st.rx_missed, 0u);
 }
 
+// The echo kernel (named `kernel_name`) on RX and TX queue 0 of `dev`: the
+// peer sends `count` UDP datagrams to `port`, `window` in flight, and must
+// get each back byte for byte, with no TX error; the handles and queues
+// are torn down after. Use with ASSERT_NO_FATAL_FAILURE.
+inline void echo_peer_udp_exactly(Gpu& gpu, EthDevice& dev, RingMem mem, const VethPair& veth, uint16_t port,
+                                  uint32_t count, uint32_t window, const char* kernel_name) {
+  auto rx = open_e2e_rxq(dev, gpu, mem);
+  ASSERT_TRUE(rx.has_value()) << rx.status().to_string();
+  auto tx = open_e2e_txq(dev, gpu);
+  ASSERT_TRUE(tx.has_value()) << tx.status().to_string();
+  auto kernel = launch_echo(gpu, rx->grxq, tx->gtxq, kernel_name);
+  ASSERT_TRUE(kernel.has_value()) << kernel.status().to_string();
+  uint32_t echoed = 0, wrong = 0;
+  Status peer = echo_peer_udp(veth, port, count, window, echoed, wrong);
+  ASSERT_TRUE(peer.is_ok()) << peer.to_string();
+  ASSERT_TRUE(kernel->stop().is_ok());
+  EXPECT_EQ(echoed, count) << "rx packets " << rx->rxq.stats().packets << ", tx packets " << tx->txq.stats().packets;
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(tx->txq.stats().errors, 0u);
+  for (Status s : {tx->gtxq.destroy(), rx->grxq.destroy(), tx->txq.destroy(), rx->rxq.destroy()})
+    EXPECT_TRUE(s.is_ok()) << s.to_string();
+}
+
 }  // namespace gnio::nettest
