@@ -296,7 +296,8 @@ Status PersistentKernel::stop(std::chrono::milliseconds timeout) {
       uint32_t inside = 0;
       for (uint32_t b = 0; b < rt_->cfg.grid; ++b) inside += rt_->counters()[b].exited == 0;
       return {Errc::Timeout, Layer::Kernel,
-              "kernel \"" + rt_->cfg.name + "\" did not exit " + std::to_string(timeout.count()) +
+              "kernel \"" + rt_->cfg.name + "\" on " + rt_->gpu->bus_id + " did not exit " +
+                  std::to_string(timeout.count()) +
                   " ms after its exit flag was set; " + std::to_string(inside) + " of " +
                   std::to_string(rt_->cfg.grid) + " blocks still inside their loop, heartbeat stalled in blocks [" +
                   list + "]; the kernel must poll ctx.running() and not wait without a timeout"};

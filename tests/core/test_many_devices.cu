@@ -21,6 +21,14 @@ using namespace gnio;
 
 namespace {
 
+// Ignores its exit flag until *release is set: a kernel stuck on one device.
+struct StuckKernel {
+  uint32_t* release;
+  GNIO_HD void operator()(const dev::KernelCtx&) const {
+    for (uint32_t spins = 0; dev::load_acquire(release) == 0; ++spins) dev::backoff(spins);
+  }
+};
+
 TEST(ManyDevices, EmulatedDevicesAreSeparateContexts) {
   auto a = Gpu::open("cpu:1");
   auto b = Gpu::open("cpu:2");
@@ -154,6 +162,58 @@ TEST(ManyDevices, QueuesSpreadOverTwoDevicesDeliverEveryPacketOnce) {
   EXPECT_EQ(sum.checksum, host->checksum);
   for (GpuRxq& h : hs) ASSERT_TRUE(h.destroy());
   for (EthRxq& q : qs) ASSERT_TRUE(q.destroy());
+}
+
+// A kernel stuck on one device is reported with that device by its stop(),
+// while the other device's kernel receives its queue to the end
+// and stops.
+TEST(ManyDevices, AStuckKernelOnOneDeviceLeavesTheOtherDraining) {
+  auto stuck_gpu = Gpu::open("cpu:5");
+  auto good_gpu = Gpu::open("cpu:6");
+  ASSERT_TRUE(stuck_gpu.has_value() && good_gpu.has_value());
+  auto release = stuck_gpu->alloc(sizeof(uint32_t), MemKind::GpuCpu);
+  ASSERT_TRUE(release.has_value());
+  std::memset(release->host_ptr(), 0, sizeof(uint32_t));
+  LaunchConfig sc;
+  sc.grid = 1;
+  sc.block = 1;
+  sc.name = "stuck";
+  auto stuck = PersistentKernel::launch(*stuck_gpu, sc, StuckKernel{static_cast<uint32_t*>(release->device_ptr())});
+  ASSERT_TRUE(stuck.has_value()) << stuck.status().to_string();
+
+  const std::string spec = "synthetic:count=3000,flows=16";
+  auto dev = EthDevice::open(spec);
+  ASSERT_TRUE(dev.has_value());
+  auto q = dev->create_rxq(0);
+  ASSERT_TRUE(q.has_value());
+  ASSERT_TRUE(q->set_gpu(*good_gpu));
+  ASSERT_TRUE(q->start());
+  auto h = GpuRxq::create(*good_gpu, *q);
+  ASSERT_TRUE(h.has_value());
+  auto t = good_gpu->alloc(sizeof(dev::ReceiveTotals), MemKind::GpuCpu);
+  ASSERT_TRUE(t.has_value());
+  std::memset(t->host_ptr(), 0, sizeof(dev::ReceiveTotals));
+  LaunchConfig gc;
+  gc.grid = 1;
+  gc.block = 1;
+  gc.name = "receive-" + good_gpu->bus_id();
+  auto good = PersistentKernel::launch(
+      *good_gpu, gc,
+      dev::ReceiveKernel<Scope::Thread>{dev::RxQueueSet::of(h->handle()),
+                                        static_cast<dev::ReceiveTotals*>(t->device_ptr()), 64});
+  ASSERT_TRUE(good.has_value()) << good.status().to_string();
+
+  const Status timed_out = stuck->stop(std::chrono::milliseconds(300));
+  EXPECT_EQ(timed_out.code(), Errc::Timeout);
+  EXPECT_NE(timed_out.message().find("\"stuck\" on cpu:5"), std::string::npos) << timed_out.message();
+  EXPECT_TRUE(gnio::test::eventually([&] { return q->at_end(); }, std::chrono::seconds(30)))
+      << "the other device drains while one is stuck";
+  ASSERT_TRUE(good->stop());
+  EXPECT_EQ(static_cast<const dev::ReceiveTotals*>(t->host_ptr())->packets, 3000u);
+  dev::store_release(static_cast<uint32_t*>(release->host_ptr()), 1u);
+  EXPECT_TRUE(stuck->stop());
+  EXPECT_TRUE(h->destroy());
+  EXPECT_TRUE(q->destroy());
 }
 
 }  // namespace
