@@ -9,7 +9,10 @@ int main(int argc, char** argv) {
   simple_receive::Options o;
   CLI::App app{"simple_receive: count and checksum every packet of an RX source in a persistent GPU kernel"};
   app.add_option("--nic", o.nic, "RX spec (pcap:FILE, synthetic:..., loop:NAME)")->capture_default_str();
-  app.add_option("--gpu", o.gpu, "PCIe bus id, auto (falls back to cpu) or cpu")->capture_default_str();
+  app.add_option("--gpu", o.gpu,
+                 "PCIe bus id, auto (falls back to cpu), cpu:N (emulated device N), or a comma-separated list of "
+                 "these or all: one kernel per GPU, each serving a contiguous run of the queues")
+      ->capture_default_str();
   app.add_option("--mem", o.mem, "RX ring memory: gpu (device, staged copies) or host (pinned, mapped)")
       ->capture_default_str();
   app.add_option("--scope", o.scope, "receive scope: thread, warp or block")->capture_default_str();
