@@ -10,6 +10,7 @@
 #include "gnio/dev/bufarr.hpp"
 #include "gnio/dev/kernel.hpp"
 #include "gnio/dev/rxq.hpp"
+#include "gnio/dev/stock_kernels.hpp"
 #include "gnio/dev/txq.hpp"
 
 namespace gnio::bench {
@@ -61,12 +62,6 @@ struct TouchTotals {
   uint64_t release_ns;
 };
 
-// The RX queues of one port, one per block.
-struct QueueSet {
-  static constexpr uint32_t kMax = 16;
-  dev::Rxq rxq[kMax];
-  uint32_t count = 0;
-};
 
 #if defined(__CUDACC__)
 // Reads every byte of up to 32 packets, one per lane (`len` 0: this lane has
@@ -134,14 +129,14 @@ __device__ inline uint64_t touch_warp(const uint8_t* p, uint32_t len) {
 enum class Touch : uint32_t { Bytes, Descriptors, Nothing };
 
 struct TouchKernel {
-  QueueSet queues;
+  dev::RxQueueSet queues;
   TouchTotals* totals;
   uint32_t burst;
   Touch touch = Touch::Bytes;
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     constexpr Scope S = Scope::Block;
-    const dev::Rxq& rxq = queues.rxq[dev::block_index() % queues.count];
+    const dev::Rxq& rxq = queues.for_this_block();
     uint64_t packets = 0, bytes = 0, sum = 0, bad = 0;
     uint64_t bursts = 0, receive_ns = 0, read_ns = 0, release_ns = 0;
     uint64_t last = dev::wait_clock_ns();

@@ -12,6 +12,7 @@
 #include "sections.hpp"
 #include "../common/clock.hpp"
 #include "../common/table.hpp"
+#include "gnio/dev/stock_kernels.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "packet_processing/records.hpp"
 
@@ -30,10 +31,8 @@ constexpr uint32_t kRecordItems = 16384;  // gnio run's record ring
 // hand-off's wait for the host and the reuse of items are exercised.
 constexpr uint32_t kQuickRecordItems = 256;
 
-struct Queues {
-  dev::Rxq rxq[kMaxQueues];
-  uint32_t count = 0;
-};
+using Queues = dev::RxQueueSet;
+static_assert(Queues::kMax >= kMaxQueues, "app_bench serves as many queues as gnio run");
 
 // The baseline: receive a burst at block scope, release it; each thread
 // counts the packets of the burst it would have handled.
@@ -43,7 +42,7 @@ struct ReceiveOnlyKernel {
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     constexpr Scope S = Scope::Block;
-    const dev::Rxq& rxq = q.rxq[dev::block_index() % q.count];
+    const dev::Rxq& rxq = q.for_this_block();
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
       dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
@@ -70,7 +69,7 @@ struct ParseOnlyKernel {
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     constexpr Scope S = Scope::Block;
-    const dev::Rxq& rxq = q.rxq[dev::block_index() % q.count];
+    const dev::Rxq& rxq = q.for_this_block();
     uint64_t proto[da::kProtoCount] = {}, reason[da::kReasonCount] = {};
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();

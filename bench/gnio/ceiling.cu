@@ -84,7 +84,7 @@ Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem, uint32_t blo
   ring.desc_mask = n - 1;
   ring.stride_shift = static_cast<uint32_t>(std::countr_zero(buf));
   ring.release_step = std::max(1u, n / 8);  // as the engine sets it: one frame per stride here
-  bench::QueueSet set;
+  dev::RxQueueSet set;
   set.rxq[set.count++] = dev::Rxq(ring);
   const uint32_t grid = gpu.emulated() ? 1u : blocks;
   auto k = PersistentKernel::launch(gpu, launch_config(grid, gpu.emulated() ? 1u : o.block, "bench-ceiling"),

@@ -45,9 +45,9 @@ Row gnio_rx(Gpu& gpu, const Options& o, const RxCase& c) {
   }
   std::vector<EthRxq> qs;
   std::vector<GpuRxq> hs;
-  bench::QueueSet set;
+  dev::RxQueueSet set;
   const uint32_t stride = std::clamp(std::bit_ceil(c.size), 64u, 2048u);
-  for (uint32_t id = 0; id < c.queues && id < bench::QueueSet::kMax; ++id) {
+  for (uint32_t id = 0; id < c.queues && id < dev::RxQueueSet::kMax; ++id) {
     auto q = dev->create_rxq(static_cast<uint16_t>(id));
     if (!q) return r;
     for (Status s : {q->set_num_strides(o.strides), q->set_stride_size(stride), q->set_burst_size(bench::kBurst),

@@ -77,9 +77,7 @@ Row Bench::gnio_row(const std::string& receiver, const std::string& spec, uint32
     r.status = "failed: " + (!h ? h.status() : totals.status()).to_string();
     return r;
   }
-  bench::QueueSet set;
-  set.rxq[0] = h->handle();
-  set.count = 1;
+  const dev::RxQueueSet set = dev::RxQueueSet::of(h->handle());
   LaunchConfig cfg;
   cfg.grid = 1;
   cfg.block = gpu.emulated() ? 1u : 256u;
