@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+/// @file
+/// @brief Device side of batch receive: a persistent kernel gathers the
+/// packets of its RX queue into fixed-size batch buffers in GPU memory and
+/// hands each full or timed-out batch to the host through a semaphore.
+///
+/// The host side (gnio::BatchReceiver, gnio/batch.hpp) allocates the pool,
+/// launches BatchKernel, takes the batches and gives each buffer back by
+/// setting its semaphore item to SemStatus::Free.
+#pragma once
+
+#include <cstdint>
+
+#include "gnio/dev/atomic.hpp"
+#include "gnio/dev/config.hpp"
+#include "gnio/dev/kernel.hpp"
+#include "gnio/dev/rxq.hpp"
+#include "gnio/dev/semaphore.hpp"
+#include "gnio/dev/stock_kernels.hpp"
+#include "gnio/dev/thread.hpp"
+
+namespace gnio::dev {
+
+/// @brief Why a batch was handed over (BatchInfo::flags).
+enum BatchFlags : uint32_t {
+  BatchFull = 1u << 0,      ///< It holds BatchPool::capacity packets.
+  BatchTimedOut = 1u << 1,  ///< Its first packet waited the kernel's timeout.
+  BatchFlushed = 1u << 2,   ///< The kernel was stopped with the batch partly filled.
+};
+
+/// @brief The semaphore payload of a handed-over batch: which buffer holds
+/// what. Written by the kernel before it sets the item to SemStatus::Ready.
+struct BatchInfo {
+  uint32_t count;   ///< Packets in the batch, 1..capacity.
+  uint32_t queue;   ///< The RX queue id they came from.
+  uint32_t block;   ///< The block that filled it.
+  uint32_t flags;   ///< BatchFlags.
+  uint64_t seq;     ///< The block's batch number, from 0: batches of one block are handed over in this order.
+  uint64_t bytes;   ///< Sum of the packets' lengths (before the snap cut).
+};
+static_assert(sizeof(BatchInfo) == 32);
+
+/// @brief What one block counted, in pinned host memory: stored by the
+/// block's leader only, read by the host while the kernel runs.
+struct BatchBlockCounters {
+  uint64_t received;   ///< Packets received from the queue.
+  uint64_t handed;     ///< Of those, packets in batches set Ready (stored after the Ready status).
+  uint64_t pool_full;  ///< Of those, packets dropped because every buffer of the block was held.
+  uint64_t batches;    ///< Batches set Ready.
+};
+
+/// @brief The batch buffers as the kernel sees them: `buffers` buffers of
+/// `capacity` packets; buffer i's packet j has `snap` bytes at
+/// data[(i * capacity + j) * snap] (zero-padded after its length) and its
+/// length, timestamp, RSS hash and queue at index i * capacity + j of the
+/// other arrays. Every array is in one device allocation.
+struct BatchPool {
+  uint8_t* data = nullptr;          ///< buffers * capacity * snap bytes.
+  uint32_t* lengths = nullptr;      ///< Received length of each packet (may exceed snap).
+  uint64_t* timestamps = nullptr;   ///< RxDesc::timestamp_ns of each packet.
+  uint32_t* rss_hash = nullptr;     ///< RxDesc::rss_hash of each packet.
+  uint16_t* queue = nullptr;        ///< The RX queue id of each packet.
+  uint32_t capacity = 0;            ///< Packets per buffer.
+  uint32_t snap = 0;                ///< Bytes kept per packet.
+  uint32_t buffers = 0;             ///< Buffers in the pool; item i of the semaphore is buffer i.
+};
+
+/// @brief The value every thread of the block gets from thread 0.
+/// @param v Thread 0's value (the others' are ignored).
+/// @return Thread 0's value. On the emulated device a block is one thread.
+GNIO_HD inline uint64_t block_broadcast(uint64_t v) {
+#if GNIO_DEVICE_PASS
+  __shared__ uint64_t shared;
+  __syncthreads();
+  if (threadIdx.x == 0) shared = v;
+  __syncthreads();
+  return shared;
+#else
+  return v;
+#endif
+}
+
+/// @brief The batch-gathering persistent kernel: block b receives from
+/// queue b % count (RxQueueSet::for_this_block()) with Scope::Block and
+/// owns the buffers b, b + grid, b + 2 grid, ... of the pool.
+///
+/// A block fills one buffer at a time: it receives at most the room left,
+/// copies each packet's first `snap` bytes (zero-padding the rest) and its
+/// metadata, releases the burst, and sets the buffer's semaphore item
+/// Ready when it is full or its first packet waited `timeout_ns`. The host
+/// sets the item back to Free when it is done with the buffer. With no
+/// Free buffer of its own, a block either leaves the packets in the ring
+/// (`drop_when_full` false: the ring holds them back, a wire drops at the
+/// ring as ring_full) or receives and counts them as pool_full.
+/// Every packet received is in exactly one Ready batch or in pool_full; at
+/// stop, a partly filled batch is set Ready with BatchFlushed.
+struct BatchKernel {
+  RxQueueSet queues;                 ///< The queues, one per block (or shared).
+  uint16_t queue_ids[RxQueueSet::kMax];  ///< The queue id of queues.rxq[i].
+  Semaphore sem;                     ///< One item per buffer, payload BatchInfo.
+  BatchPool pool;                    ///< The buffers.
+  BatchBlockCounters* counters;      ///< One per block, pinned host memory.
+  uint32_t burst;                    ///< Most packets asked for per receive().
+  uint64_t timeout_ns;               ///< How long a batch's first packet may wait before it is handed over.
+  bool drop_when_full;               ///< Receive and drop (pool_full) when no buffer is Free.
+
+  /// @brief The kernel body, run by every thread until the kernel is stopped.
+  /// @param ctx The kernel's context.
+  GNIO_HD void operator()(const KernelCtx& ctx) const {
+    constexpr uint32_t kNone = 0xffffffffu;
+    const uint32_t me = block_index(), grid = grid_dim();
+    const uint32_t slot = me % queues.count;
+    const Rxq& rxq = queues.rxq[slot];
+    const uint16_t qid = queue_ids[slot];
+    const bool leader = thread_index() == 0;
+    BatchBlockCounters c{};  // the leader's copy is the one stored
+    uint32_t cur = kNone, fill = 0, next_try = me;
+    uint64_t started = 0, seq = 0, bytes = 0;
+    const uint64_t poll_ns = timeout_ns < kPollNs ? (timeout_ns ? timeout_ns : 1) : kPollNs;
+    while (scope_all<Scope::Block>(ctx.running())) {
+      ctx.heartbeat();
+      if (cur == kNone) {
+        uint32_t found = kNone;
+        if (leader) found = take_free(me, grid, next_try);
+        cur = static_cast<uint32_t>(block_broadcast(found));
+        if (cur != kNone) next_try = cur + grid;
+      }
+      if (cur == kNone && !drop_when_full) {
+        backoff(8);
+        continue;
+      }
+      const uint32_t room = cur == kNone ? burst : pool.capacity - fill;
+      RxBurst b = rxq.receive<Scope::Block>(room < burst ? room : burst, poll_ns);
+      const uint32_t n = b.count();
+      if (n) {
+        uint64_t mine = 0, my_bytes = 0;
+        for (uint32_t i = thread_index(); i < n; i += block_dim()) {
+          Packet p = b[i];
+          ++mine;
+          my_bytes += p.size();
+          if (cur != kNone) gather(p, static_cast<uint64_t>(cur) * pool.capacity + fill + i, qid);
+        }
+        rxq.release<Scope::Block>(b);  // synchronises the block: every copy is done
+        ctx.count_packets(mine, my_bytes);
+        ctx.count_burst<Scope::Block>();
+        c.received += n;
+        if (cur == kNone) {
+          c.pool_full += n;
+        } else {
+          if (fill == 0) started = wait_clock_ns();
+          fill += n;
+          if (leader) bytes += sum_lengths(cur, fill - n, fill);
+        }
+        if (leader) store_counters(me, c);
+      }
+      if (cur == kNone || fill == 0) continue;
+      uint32_t why = 0;
+      if (leader && fill == pool.capacity) why = BatchFull;
+      else if (leader && wait_clock_ns() - started >= timeout_ns) why = BatchTimedOut;
+      why = static_cast<uint32_t>(block_broadcast(why));
+      if (why) {
+        hand_over(me, cur, fill, qid, why, seq++, bytes, c);
+        cur = kNone;
+        fill = 0;
+        bytes = 0;
+      }
+    }
+    if (cur != kNone && fill > 0) hand_over(me, cur, fill, qid, BatchFlushed, seq, bytes, c);
+  }
+
+ private:
+  // The first Free buffer of this block's own, starting at `from`.
+  GNIO_HD uint32_t take_free(uint32_t me, uint32_t grid, uint32_t from) const {
+    const uint32_t mine = (pool.buffers - me + grid - 1) / grid;  // buffers me, me + grid, ...
+    uint32_t k = from >= me ? (from - me) / grid : 0;
+    for (uint32_t tried = 0; tried < mine; ++tried, ++k) {
+      const uint32_t i = me + (k % mine) * grid;
+      if (sem.get_status(i) == SemStatus::Free) return i;
+    }
+    return 0xffffffffu;
+  }
+
+  GNIO_HD void gather(const Packet& p, uint64_t at, uint16_t qid) const {
+    const uint32_t len = p.size();
+    const uint32_t keep = len < pool.snap ? len : pool.snap;
+    uint8_t* dst = pool.data + at * pool.snap;
+    const uint8_t* src = p.data();
+    for (uint32_t k = 0; k < keep; ++k) dst[k] = src[k];
+    for (uint32_t k = keep; k < pool.snap; ++k) dst[k] = 0;
+    pool.lengths[at] = len;
+    pool.timestamps[at] = p.timestamp_ns();
+    pool.rss_hash[at] = p.rss_hash();
+    pool.queue[at] = qid;
+  }
+
+  GNIO_HD uint64_t sum_lengths(uint32_t buf, uint32_t from, uint32_t to) const {
+    uint64_t s = 0;
+    for (uint32_t j = from; j < to; ++j) s += pool.lengths[static_cast<uint64_t>(buf) * pool.capacity + j];
+    return s;
+  }
+
+  GNIO_HD void store_counters(uint32_t me, const BatchBlockCounters& c) const {
+    store_relaxed(&counters[me].received, c.received);
+    store_relaxed(&counters[me].pool_full, c.pool_full);
+  }
+
+  // Every thread calls; the leader publishes. Ready is stored before
+  // `handed`, so a host that sees the new `handed` also sees the item Ready.
+  GNIO_HD void hand_over(uint32_t me, uint32_t buf, uint32_t fill, uint16_t qid, uint32_t why,
+                         uint64_t seq, uint64_t bytes, BatchBlockCounters& c) const {
+    sync_block();  // every thread's copies land before the leader's release
+    c.handed += fill;
+    c.batches += 1;
+    if (thread_index() != 0) return;
+    BatchInfo info{fill, qid, me, why, seq, bytes};
+    uint8_t* dst = sem.payload(buf);
+    const uint8_t* src = reinterpret_cast<const uint8_t*>(&info);
+    for (uint32_t k = 0; k < sizeof(BatchInfo); ++k) dst[k] = src[k];
+    // Pairs with the host's acquire of the status (GpuSemaphore::status()):
+    // the payload and the block's copies into the buffer are visible to it.
+    sem.set_status(buf, SemStatus::Ready);
+    store_release(&counters[me].batches, c.batches);
+    store_release(&counters[me].handed, c.handed);
+  }
+};
+
+}  // namespace gnio::dev
