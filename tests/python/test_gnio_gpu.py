@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The Python module on a CUDA GPU: torch.from_dlpack and cupy.from_dlpack on live batches, with the
+byte checks done on the GPU against the tests' own pcap reader. Exits 77 (skipped) without a CUDA GPU
+or without torch and cupy."""
+import os
+import sys
+
+try:
+    import torch
+except ImportError:
+    torch = None
+try:
+    import cupy
+except ImportError:
+    cupy = None
+
+import gnio
+from pcapfile import read_pcap
+
+SKIP = 77
+DATA = os.environ.get("GNIO_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "data"))
+SNAP = 256
+
+
+def expected(path):
+    """The capture's packets as the batches hold them: [snap] bytes zero-padded, and the lengths."""
+    rows, lengths = [], []
+    for _ts, b in read_pcap(path):
+        rows.append(b[:SNAP] + bytes(SNAP - min(len(b), SNAP)))
+        lengths.append(len(b))
+    return b"".join(rows), lengths
+
+
+def check_with(lib, path):
+    want_bytes, want_lengths = expected(path)
+    got_rows, got_lengths = [], []
+    with gnio.Receiver("pcap:" + path, gpu="auto", batch=16, snap=SNAP, timeout_ms=0.5) as rx:
+        if not rx.device.startswith("cuda"):
+            print("SKIP: gpu='auto' opened the emulated device (no CUDA device)")
+            sys.exit(SKIP)
+        for batch in rx.batches(timeout_ms=5000):
+            with batch:
+                if lib == "torch":
+                    x = torch.from_dlpack(batch.data)
+                    n = torch.from_dlpack(batch.lengths)
+                    assert x.is_cuda and x.dtype == torch.uint8 and tuple(x.shape) == (batch.count, SNAP)
+                    assert n.dtype == torch.uint32
+                    # Work on the GPU on the consumer's stream, then to the host for the comparison.
+                    got_rows.append(bytes(x.clone().cpu().numpy().tobytes()))
+                    got_lengths += [int(v) for v in n.to(torch.int64).cpu().tolist()]
+                    del x, n
+                else:
+                    x = cupy.from_dlpack(batch.data)
+                    n = cupy.from_dlpack(batch.lengths)
+                    assert x.dtype == cupy.uint8 and x.shape == (batch.count, SNAP)
+                    got_rows.append(cupy.asnumpy(x).tobytes())
+                    got_lengths += [int(v) for v in cupy.asnumpy(n)]
+                    via_cai = cupy.asarray(batch.lengths)  # __cuda_array_interface__ v3
+                    assert int(via_cai.sum()) == batch.bytes
+                    cupy.cuda.get_current_stream().synchronize()
+                    del x, n, via_cai
+        s = rx.stats()
+    assert got_lengths == want_lengths, "%s: lengths differ" % lib
+    assert b"".join(got_rows) == want_bytes, "%s: bytes differ" % lib
+    assert s["delivered"] == len(want_lengths) and s["offered"] == len(want_lengths), s
+    print("%s: %d packets of %s equal the capture's" % (lib, len(want_lengths), os.path.basename(path)))
+
+
+def main():
+    libs = [name for name, mod in (("torch", torch), ("cupy", cupy)) if mod is not None]
+    if not libs:
+        print("SKIP: neither torch nor cupy is installed")
+        return SKIP
+    if torch is not None and not torch.cuda.is_available():
+        print("SKIP: no CUDA device")
+        return SKIP
+    for lib in libs:
+        for name in ("dns.pcap", "http.pcap"):
+            check_with(lib, os.path.join(DATA, "captures", name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
