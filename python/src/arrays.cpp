@@ -6,6 +6,7 @@
 #include <dlpack/dlpack.h>
 
 #include <string>
+#include <utility>
 
 #if GNIO_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -67,7 +68,19 @@ py::tuple shape_of(const Array& a) {
   return a.cols ? py::make_tuple(a.rows, a.cols) : py::make_tuple(a.rows);
 }
 
-py::capsule to_dlpack(const Array& a, py::object stream) {
+// max_version is accepted and answered with the unversioned capsule (what
+// dlpack.h 0.6 defines), as the array API allows a producer to.
+py::capsule to_dlpack(const Array& a, py::object stream, py::object max_version, py::object dl_device,
+                      py::object copy) {
+  (void)max_version;
+  if (!copy.is_none() && copy.cast<bool>())
+    throw py::value_error("copy=True is not offered by __dlpack__; use Batch.copy() for memory of its own");
+  if (!dl_device.is_none()) {
+    auto want = dl_device.cast<std::pair<int, int>>();
+    if (want.first != a.device.type || want.second != a.device.id)
+      throw py::buffer_error("the array lives on DLPack device (" + std::to_string(a.device.type) + ", " +
+                             std::to_string(a.device.id) + "), not the one asked for; copy it with its library");
+  }
   if (a.device.type == kDLCUDA) {
     // None is the legacy default stream (the array API's rule), -1 "no
     // synchronisation": the consumer takes care of it itself.
@@ -102,7 +115,8 @@ void bind_array(py::module_& m) {
                     "One array of a batch in the memory it was received into (a view: no copy). Read it with "
                     "torch.from_dlpack, cupy.from_dlpack or numpy.from_dlpack / numpy.asarray; it keeps the "
                     "batch's memory alive while it, or a tensor made from it, lives.")
-      .def("__dlpack__", &to_dlpack, py::arg("stream") = py::none(),
+      .def("__dlpack__", &to_dlpack, py::kw_only(), py::arg("stream") = py::none(),
+           py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
            "A DLPack capsule of the array. On a GPU, `stream` is the consumer's CUDA stream (None: the legacy "
            "default stream, -1: none); the batch's memory goes back only after the work queued on it finished.")
       .def("__dlpack_device__", [](const Array& a) { return py::make_tuple(a.device.type, a.device.id); })
