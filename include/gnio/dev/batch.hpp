@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "gnio/dev/atomic.hpp"
 #include "gnio/dev/config.hpp"
@@ -185,8 +186,25 @@ struct BatchKernel {
     const uint32_t keep = len < pool.snap ? len : pool.snap;
     uint8_t* dst = pool.data + at * pool.snap;
     const uint8_t* src = p.data();
-    for (uint32_t k = 0; k < keep; ++k) dst[k] = src[k];
-    for (uint32_t k = keep; k < pool.snap; ++k) dst[k] = 0;
+#if GNIO_DEVICE_PASS
+    // Whole 8-byte words where both sides allow (a stride-aligned frame and
+    // a snap of whole words): an eighth of the memory operations.
+    uint32_t k = 0;
+    const bool words = ((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst)) & 7u) == 0;
+    if (words)
+      for (; k + 8 <= keep; k += 8)
+        *reinterpret_cast<uint64_t*>(dst + k) = *reinterpret_cast<const uint64_t*>(src + k);
+    for (; k < keep; ++k) dst[k] = src[k];
+    uint32_t z = keep;  // the zero padding after the packet's bytes
+    if (words) {
+      for (; z < ((keep + 7) & ~7u) && z < pool.snap; ++z) dst[z] = 0;
+      for (; z + 8 <= pool.snap; z += 8) *reinterpret_cast<uint64_t*>(dst + z) = 0;
+    }
+    for (; z < pool.snap; ++z) dst[z] = 0;
+#else
+    std::memcpy(dst, src, keep);
+    std::memset(dst + keep, 0, pool.snap - keep);
+#endif
     pool.lengths[at] = len;
     pool.timestamps[at] = p.timestamp_ns();
     pool.rss_hash[at] = p.rss_hash();
