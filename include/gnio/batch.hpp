@@ -110,12 +110,13 @@ struct BatchStats {
 
 /// @brief What next() found.
 struct BatchNext {
-  /// The outcome.
+  /// @brief The outcomes of next().
   enum class What : uint8_t {
     Batch,    ///< `batch` is a batch, now held by the caller.
     Timeout,  ///< No batch within the timeout; more may come.
     End,      ///< The source has ended and every packet was handed over: no batch will come.
-  } what = What::Timeout;
+  };
+  What what = What::Timeout;  ///< The outcome.
   BatchRef batch;  ///< The batch when what == Batch.
 };
 
