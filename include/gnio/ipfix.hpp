@@ -210,6 +210,8 @@ class Exporter {
   const Collector& collector() const { return collector_; }
   /// @brief Whether the transport is up (UDP: always, once open).
   bool connected() const;
+  /// @brief Whether messages wait to be written (TCP, behind a slow collector).
+  bool pending() const;
 
  private:
   void start_message();

@@ -54,6 +54,7 @@ Result<Exporter> Exporter::open(const Collector& c, std::vector<Template> templa
 }
 
 bool Exporter::connected() const { return transport_ && transport_->up(); }
+bool Exporter::pending() const { return transport_ && transport_->pending(); }
 
 std::span<const uint8_t> Exporter::template_message() {
   control_.begin(export_time(), sequence_, options_.observation_domain);

@@ -61,6 +61,7 @@ class TcpTransport final : public Transport {
 
   bool up() const override { return state_ == State::Connected; }
   size_t max_message() const override { return options_.max_message_tcp; }
+  bool pending() const override { return state_ != State::Down && !queue_.empty(); }
 
   // At open: a connection attempt that may wait a moment, so that the
   // first records of a run find the collector it names.

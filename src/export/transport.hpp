@@ -30,6 +30,8 @@ class Transport {
   // unreachable), so the templates go out again before the next data.
   virtual bool take_refused() { return false; }
   virtual size_t max_message() const = 0;
+  // Whether messages wait to be written.
+  virtual bool pending() const { return false; }
 };
 
 // A resolved address of c.host:c.port, or IoError naming the collector.
