@@ -212,6 +212,9 @@ class Exporter {
   bool connected() const;
   /// @brief Whether messages wait to be written (TCP, behind a slow collector).
   bool pending() const;
+  /// @brief Gives up the messages still waiting (at the end of a run behind
+  /// a collector that does not read): their records count as QueueFull.
+  void drop_pending();
 
  private:
   void start_message();

@@ -55,6 +55,9 @@ Result<Exporter> Exporter::open(const Collector& c, std::vector<Template> templa
 
 bool Exporter::connected() const { return transport_ && transport_->up(); }
 bool Exporter::pending() const { return transport_ && transport_->pending(); }
+void Exporter::drop_pending() {
+  if (transport_) transport_->drop_pending(stats_);
+}
 
 std::span<const uint8_t> Exporter::template_message() {
   control_.begin(export_time(), sequence_, options_.observation_domain);

@@ -62,6 +62,14 @@ class TcpTransport final : public Transport {
   bool up() const override { return state_ == State::Connected; }
   size_t max_message() const override { return options_.max_message_tcp; }
   bool pending() const override { return state_ != State::Down && !queue_.empty(); }
+  void drop_pending(ExporterStats& stats) override {
+    for (const Queued& q : queue_) lose(LossReason::QueueFull, q.records, stats);
+    queue_.clear();
+    queued_bytes_ = 0;
+    // A message written in part cannot be followed by another on this connection.
+    close_socket();
+    state_ = State::Down;
+  }
 
   // At open: a connection attempt that may wait a moment, so that the
   // first records of a run find the collector it names.

@@ -32,6 +32,8 @@ class Transport {
   virtual size_t max_message() const = 0;
   // Whether messages wait to be written.
   virtual bool pending() const { return false; }
+  // Gives up what waits to be written, counted as lost (QueueFull).
+  virtual void drop_pending(ExporterStats&) {}
 };
 
 // A resolved address of c.host:c.port, or IoError naming the collector.

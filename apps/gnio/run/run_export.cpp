@@ -324,7 +324,11 @@ void RunExport::finish(int wait_ms) {
       x.poll();
       pending = pending || x.pending();
     }
-    if (!pending || std::chrono::steady_clock::now() >= deadline) break;
+    if (!pending) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      for (ipfix::Exporter& x : exporters_) x.drop_pending();
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   publish();
