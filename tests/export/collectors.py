@@ -396,7 +396,7 @@ def case_restart():
     port = free_port()
     report = os.path.join(work, "report.json")
     cmd = [GNIO, "run", "packet-processing", "--gpu", "cpu", "--quiet", "--rx",
-           "synthetic:count=16000,flows=200,pps=2000,seed=3", "--json", report, "--flow-active-timeout", "1",
+           "synthetic:count=30000,flows=200,pps=2000,seed=3", "--json", report, "--flow-active-timeout", "1",
            "--ipfix", f"udp://127.0.0.1:{port}"]
     g = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     children.append(g)
