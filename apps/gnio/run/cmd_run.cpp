@@ -340,6 +340,11 @@ int run_packet_processing(const RunOptions& o) {
     }
     return shards.size() == 1 ? f : app::sorted_flows(f.data(), static_cast<uint32_t>(f.size()));
   };
+  auto flow_tables = [&] {
+    std::vector<std::span<const FlowEntry>> t;
+    for (const GpuShard& sh : shards) t.emplace_back(static_cast<const FlowEntry*>(sh.flows.host_ptr()), sh.flow_slots);
+    return t;
+  };
   app::FlowExport flow_export;
   if (!o.flows_out.empty()) {
     auto f = app::FlowExport::open(o.flows_out);
@@ -375,7 +380,7 @@ int run_packet_processing(const RunOptions& o) {
     }
     if (run_export) {
       if (now - last_export_scan >= 1s) {
-        run_export->scan(all_flows(), false);
+        run_export->scan(flow_tables(), false);
         last_export_scan = now;
       }
       run_export->poll();
@@ -487,7 +492,7 @@ int run_packet_processing(const RunOptions& o) {
   result.counters = summed_counters();
   result.flows = all_flows();
   if (run_export) {
-    run_export->scan(result.flows, true);
+    run_export->scan({std::span<const FlowEntry>(result.flows)}, true);
     run_export->finish(2000);
     result.exported = run_export->summary();
   }

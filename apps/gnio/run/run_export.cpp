@@ -100,7 +100,6 @@ std::vector<ipfix::ElementInfo> run_type_info() {
   };
 }
 
-std::string key_bytes(const FlowEntry& e) { return {reinterpret_cast<const char*>(&e.key), sizeof e.key}; }
 
 // ISO 8601 in UTC with microseconds, as EVE writes it.
 std::string iso_time(uint64_t ns) {
@@ -263,16 +262,29 @@ void RunExport::export_flow(const FlowEntry& e, Tracked& t, uint8_t reason) {
   t.since_ns = e.last_ns;
 }
 
-void RunExport::scan(const std::vector<FlowEntry>& flows, bool final) {
+size_t RunExport::KeyHash::operator()(const KeyBytes& k) const {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (uint8_t b : k) h = (h ^ b) * 1099511628211ull;
+  return static_cast<size_t>(h);
+}
+
+void RunExport::scan(const std::vector<std::span<const FlowEntry>>& tables, bool final) {
   ++generation_;
+  auto occupied = [](const FlowEntry& e) { return e.tag != 0 && e.tag != dev::app::kFlowBusy && e.key.version != 0; };
   // The clock is the packets' own (a capture replayed runs on its times).
   uint64_t now = 0;
-  for (const FlowEntry& e : flows) now = std::max(now, e.last_ns);
+  for (auto table : tables)
+    for (const FlowEntry& e : table)
+      if (occupied(e)) now = std::max(now, e.last_ns);
   const auto active = static_cast<uint64_t>(options_.active_timeout_s * 1e9);
   const auto idle = static_cast<uint64_t>(options_.idle_timeout_s * 1e9);
-  for (const FlowEntry& e : flows) {
-    if (e.key.version == 0) continue;
-    Tracked& t = tracked_[key_bytes(e)];
+  for (auto table : tables)
+  for (const FlowEntry& slot : table) {
+    if (!occupied(slot)) continue;
+    const FlowEntry e = slot;  // the kernel may be writing the slot: one copy, read once
+    KeyBytes key;
+    std::memcpy(key.data(), &e.key, key.size());
+    Tracked& t = tracked_[key];
     if (t.generation == 0 || t.first_ns != e.first_ns) {
       // New, or the key came back into the table after it left it.
       t = Tracked{};

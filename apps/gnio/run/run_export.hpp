@@ -6,7 +6,9 @@
 // the same as JSON lines to --events-out, reopened on SIGHUP.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <span>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -41,9 +43,10 @@ class RunExport {
   bool active() const { return !exporters_.empty() || events_.is_open(); }
   // Records the kernel handed over since the last call.
   void add_records(const dev::app::Record* r, size_t n);
-  // The flow table now (occupied slots): exports what timed out and what
-  // left the table since the last scan; `final` exports every flow.
-  void scan(const std::vector<dev::app::FlowEntry>& flows, bool final);
+  // The flow tables now (every slot; the empty and busy ones are skipped):
+  // exports what timed out and what left the table since the last scan;
+  // `final` exports every flow.
+  void scan(const std::vector<std::span<const dev::app::FlowEntry>>& tables, bool final);
   // Progress of the transports, SIGHUP's reopen; the summary for /metrics.
   void poll();
   // The end: what is queued is written, waiting at most `wait_ms` for TCP.
@@ -67,7 +70,11 @@ class RunExport {
   events::Sink events_;
   std::string events_target_;
   ExportOptions options_;
-  std::unordered_map<std::string, Tracked> tracked_;
+  using KeyBytes = std::array<uint8_t, sizeof(dev::app::FlowKey)>;
+  struct KeyHash {
+    size_t operator()(const KeyBytes& k) const;
+  };
+  std::unordered_map<KeyBytes, Tracked, KeyHash> tracked_;
   uint64_t generation_ = 0;
   ipfix::RecordWriter record_;
   app::ExportSummary counts_;
