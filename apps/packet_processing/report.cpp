@@ -297,6 +297,7 @@ json export_json(const ExportSummary& e) {
   return {{"ipfix", collectors},
           {"flow_records", e.flow_records},
           {"flow_end_reasons", reasons},
+          {"evictions_lost", e.evictions_lost},
           {"app_records", e.app_records},
           {"events", {{"target", escape_text(e.events_target)},
                       {"lines", e.event_lines},

@@ -75,6 +75,7 @@ struct ExportSummary {
   uint64_t flow_records = 0;   // flow records made (each to every collector)
   uint64_t app_records = 0;    // DNS/HTTP/TLS records made
   std::array<uint64_t, 6> flow_end_reasons{};  // by IPFIX flowEndReason (1 idle .. 5 lack of resources)
+  uint64_t evictions_lost = 0;  // evicted entries overwritten in the eviction log before the host read them
   std::string events_target;   // --events-out; empty: none
   uint64_t event_lines = 0, events_lost = 0, event_reopens = 0;
   bool any() const { return !collectors.empty() || !events_target.empty(); }

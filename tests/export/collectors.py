@@ -12,6 +12,9 @@ Cases:
     must equal gnio's own --flows-out and --json report exactly.
   nfacctd-synthetic, nfcapd-synthetic: the same for a synthetic run of
     100 000 flows.
+  evictions: a flow table far smaller than the flows: every packet of a
+    tracked flow reaches nfcapd (evicted entries exported from the kernel's
+    eviction log).
   collector-restart: nfacctd started after gnio, stopped and started again
     while it runs: losses counted, the templates sent again, the restarted
     collector decodes flows, sent + lost = made.
@@ -263,10 +266,10 @@ def nfacctd_records(rows):
     return got
 
 
-def run_gnio(rx, work, ipfix, extra=(), check=True):
+def run_gnio(rx, work, ipfix, extra=(), check=True, slots=524288):
     report, flows = os.path.join(work, "report.json"), os.path.join(work, "flows.jsonl")
     cmd = [GNIO, "run", "packet-processing", "--gpu", "cpu", "--quiet", "--rx", rx, "--json", report,
-           "--flows-out", flows, "--flow-slots", "524288"] + [a for u in ipfix for a in ("--ipfix", u)] + list(extra)
+           "--flows-out", flows, "--flow-slots", str(slots)] + [a for u in ipfix for a in ("--ipfix", u)] + list(extra)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     if check and p.returncode != 0:
         fail(f"{' '.join(cmd)} exited {p.returncode}:\n{p.stdout[-3000:]}")
@@ -388,6 +391,32 @@ def case_synthetic(collector):
              f"{report['flows']['evicted']})")
     compare_flows(want, got, "synthetic")
     print(f"PASS: {collector}: 100000 synthetic flows equal (packets, octets both ways, start, end)")
+
+
+def case_evictions():
+    """A table far smaller than the flows: entries taken over are exported
+    from the kernel's eviction log, so that every packet of a tracked flow
+    reaches the collector."""
+    work = os.path.join(WORK, "evictions")
+    os.makedirs(work, exist_ok=True)
+    port = free_port()
+    p = nfcapd_start(os.path.join(work, "nfcapd"), port)
+    rx = "synthetic:count=60000,flows=20000,proto=mix,ipv6=mix,size=100-300,seed=11"
+    report, flows, _ = run_gnio(rx, work, [f"udp://127.0.0.1:{port}"], slots=1024)
+    got = nfdump_flows(nfcapd_stop(p, os.path.join(work, "nfcapd")))
+    e = check_export_counts(report, "evictions")
+    evicted, untracked = report["flows"]["evicted"], report["flows"]["untracked_packets"]
+    packets = sum(v[0] + v[2] for v in got.values())
+    if evicted < 10000:
+        fail(f"only {evicted} evictions: the case tests nothing")
+    if e["evictions_lost"] != 0 or packets + untracked != report["kernel"]["packets"]:
+        fail(f"packets at the collector {packets} + untracked {untracked} != processed "
+             f"{report['kernel']['packets']} (evictions lost {e['evictions_lost']})")
+    if len(got) != 20000 or any(v[0] + v[2] > 3 for v in got.values()):
+        fail(f"{len(got)} flows at the collector, want 20000 of at most 3 packets each")
+    print(f"PASS: evictions: {evicted} entries evicted, {e['flow_end_reasons']['lack_of_resources']} exported as "
+          f"lack_of_resources; {packets} packets at the collector + {untracked} untracked = "
+          f"{report['kernel']['packets']} processed")
 
 
 def case_restart():
@@ -516,6 +545,8 @@ try:
         case_captures(CASE.split("-")[0])
     elif CASE in ("nfacctd-synthetic", "nfcapd-synthetic"):
         case_synthetic(CASE.split("-")[0])
+    elif CASE == "evictions":
+        case_evictions()
     elif CASE == "collector-restart":
         case_restart()
     elif CASE == "tcp-stalled":

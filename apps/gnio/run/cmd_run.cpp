@@ -56,6 +56,9 @@ constexpr uint32_t kRecordItems = 16384;
 // After a stop (signal, --duration, --count): how long the kernel may take to
 // finish the packets already published before its exit flag is set anyway.
 constexpr std::chrono::milliseconds kDrainTimeout{5000};
+// With an export: entries evicted from the flow table, held for the host
+// (about 7 MiB of GpuCpu memory per GPU; the host reads them every 1 ms).
+constexpr uint32_t kEvictionItems = 65536;
 
 
 int fail(const std::string& what, const Status& s) {
@@ -240,6 +243,7 @@ int run_packet_processing(const RunOptions& o) {
   shard_config.filter = o.filter;
   shard_config.hang_timeout_s = o.hang_timeout_s;
   shard_config.base = args;
+  shard_config.eviction_items = o.ipfix.empty() && o.events_out.empty() ? 0 : kEvictionItems;
   for (GpuShard& sh : shards)
     if (Status s = sh.prepare(rxqs, shard_config); !s)
       return fail("setting up GPU " + sh.gpu.bus_id() + (o.filter.empty() ? "" : " (and --filter '" + o.filter + "')"),
@@ -330,7 +334,12 @@ int run_packet_processing(const RunOptions& o) {
   auto drain_records = [&] {
     const size_t before = result.records.size();
     for (GpuShard& sh : shards) sh.reader.drain(result.records);
-    if (run_export) run_export->add_records(result.records.data() + before, result.records.size() - before);
+    if (run_export) {
+      run_export->add_records(result.records.data() + before, result.records.size() - before);
+      for (GpuShard& sh : shards)
+        if (sh.evicted_host.items != nullptr)
+          sh.evictions.drain(sh.evicted_host, [&](const FlowEntry& e) { run_export->add_evicted(e); });
+    }
   };
   auto all_flows = [&] {
     std::vector<FlowEntry> f;
@@ -492,7 +501,10 @@ int run_packet_processing(const RunOptions& o) {
   result.counters = summed_counters();
   result.flows = all_flows();
   if (run_export) {
+    uint64_t evictions_lost = 0;
+    for (const GpuShard& sh : shards) evictions_lost += sh.evictions.lost;
     run_export->scan({std::span<const FlowEntry>(result.flows)}, true);
+    run_export->set_evictions_lost(evictions_lost);
     run_export->finish(2000);
     result.exported = run_export->summary();
   }

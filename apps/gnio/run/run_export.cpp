@@ -315,6 +315,20 @@ void RunExport::scan(const std::vector<std::span<const FlowEntry>>& tables, bool
   publish();
 }
 
+void RunExport::add_evicted(const FlowEntry& e) {
+  KeyBytes key;
+  std::memcpy(key.data(), &e.key, key.size());
+  auto it = tracked_.find(key);
+  if (it != tracked_.end() && it->second.first_ns == e.first_ns) {
+    export_flow(e, it->second, kLackOfResources);
+    tracked_.erase(it);
+    return;
+  }
+  Tracked t;
+  t.first_ns = t.since_ns = e.first_ns;
+  export_flow(e, t, kLackOfResources);
+}
+
 void RunExport::poll() {
   for (ipfix::Exporter& x : exporters_) {
     x.flush();

@@ -47,6 +47,12 @@ class RunExport {
   // exports what timed out and what left the table since the last scan;
   // `final` exports every flow.
   void scan(const std::vector<std::span<const dev::app::FlowEntry>>& tables, bool final);
+  // An entry the table evicted (its flow is exported with the packets it
+  // held, flowEndReason lackOfResources).
+  void add_evicted(const dev::app::FlowEntry& e);
+  // Evicted entries overwritten before the host read them (their packets
+  // since the last scan were not exported).
+  void set_evictions_lost(uint64_t n) { counts_.evictions_lost = n; publish(); }
   // Progress of the transports, SIGHUP's reopen; the summary for /metrics.
   void poll();
   // The end: what is queued is written, waiting at most `wait_ms` for TCP.
