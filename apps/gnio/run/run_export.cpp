@@ -278,27 +278,28 @@ void RunExport::scan(const std::vector<std::span<const FlowEntry>>& tables, bool
       if (occupied(e)) now = std::max(now, e.last_ns);
   const auto active = static_cast<uint64_t>(options_.active_timeout_s * 1e9);
   const auto idle = static_cast<uint64_t>(options_.idle_timeout_s * 1e9);
-  for (auto table : tables)
-  for (const FlowEntry& slot : table) {
-    if (!occupied(slot)) continue;
-    const FlowEntry e = slot;  // the kernel may be writing the slot: one copy, read once
-    KeyBytes key;
-    std::memcpy(key.data(), &e.key, key.size());
-    Tracked& t = tracked_[key];
-    if (t.generation == 0 || t.first_ns != e.first_ns) {
-      // New, or the key came back into the table after it left it.
-      t = Tracked{};
-      t.first_ns = t.since_ns = e.first_ns;
-    }
-    t.generation = generation_;
-    t.last = e;
-    if (final) {
-      constexpr uint32_t kFinRst = 0x01 | 0x04;
-      export_flow(e, t, e.key.proto == 6 && ((e.tcp_flags[0] | e.tcp_flags[1]) & kFinRst) ? kEndOfFlow : kForcedEnd);
-    } else if (now >= e.last_ns + idle) {
-      export_flow(e, t, kIdleTimeout);
-    } else if (now >= t.since_ns + active) {
-      export_flow(e, t, kActiveTimeout);
+  for (auto table : tables) {
+    for (const FlowEntry& slot : table) {
+      if (!occupied(slot)) continue;
+      const FlowEntry e = slot;  // the kernel may be writing the slot: one copy, read once
+      KeyBytes key;
+      std::memcpy(key.data(), &e.key, key.size());
+      Tracked& t = tracked_[key];
+      if (t.generation == 0 || t.first_ns != e.first_ns) {
+        // New, or the key came back into the table after it left it.
+        t = Tracked{};
+        t.first_ns = t.since_ns = e.first_ns;
+      }
+      t.generation = generation_;
+      t.last = e;
+      if (final) {
+        constexpr uint32_t kFinRst = 0x01 | 0x04;
+        export_flow(e, t, e.key.proto == 6 && ((e.tcp_flags[0] | e.tcp_flags[1]) & kFinRst) ? kEndOfFlow : kForcedEnd);
+      } else if (now >= e.last_ns + idle) {
+        export_flow(e, t, kIdleTimeout);
+      } else if (now >= t.since_ns + active) {
+        export_flow(e, t, kActiveTimeout);
+      }
     }
   }
   // What the last scan saw and this one does not has left the table: its
