@@ -22,7 +22,8 @@ Cases:
     and queue_full counted, the run ends with every packet processed, sent +
     lost = made; ipfixDump reads what it received.
   events: --events-out lines parse as JSON, their counts equal the report's;
-    SIGHUP reopens the file after a rotation.
+    unix:PATH delivers the same lines to a listening stream socket; SIGHUP
+    reopens the file after a rotation.
 Exit 0 pass, 1 fail, 77 skip (a collector binary is missing).
 """
 import collections
@@ -515,6 +516,31 @@ def case_events():
                 if k not in l:
                     fail(f"events {name}: {k} missing in {l}")
         print(f"events {name}: {dict(kinds)} equal the report")
+    # unix:PATH: a shipper's listening stream socket gets the same lines.
+    work = os.path.join(WORK, "events-unix")
+    os.makedirs(work, exist_ok=True)
+    path = os.path.join(work, "shipper.sock")
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(path)
+    srv.listen(1)
+    report, _, _ = run_gnio(f"pcap:{DATA}/captures/dns.pcap", work, [], ["--events-out", "unix:" + path])
+    conn, _ = srv.accept()
+    conn.settimeout(2)
+    data = b""
+    try:
+        while True:
+            b = conn.recv(65536)
+            if not b:
+                break
+            data += b
+    except socket.timeout:
+        pass
+    lines = [json.loads(l) for l in data.decode().splitlines()]
+    e = report["export"]
+    if len(lines) != e["events"]["lines"] or len(lines) != len(report["dns"]) + e["flow_records"]:
+        fail(f"unix: {len(lines)} lines at the socket, report {e['events']}, dns {len(report['dns'])}, flows "
+             f"{e['flow_records']}")
+    print(f"events unix: {len(lines)} lines at the shipper's socket equal the report")
     # SIGHUP after the file was moved away: the rest goes to a new file.
     work = os.path.join(WORK, "events-hup")
     os.makedirs(work, exist_ok=True)
