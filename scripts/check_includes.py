@@ -36,6 +36,7 @@ FOLDERS = [
     "src/doctor",           # gnio doctor / diagnose
     "src/metrics",          # Prometheus exposition and /metrics server
     "src/filter",           # tcpdump filters: compiled by libpcap, validated
+    "src/export",           # IPFIX export and the event stream's sink
     "apps/packet_processing",  # the reference application (gnio_pp)
     "apps/gnio",            # the gnio CLI
     "examples/common",      # the examples' shared teaching code
@@ -57,7 +58,7 @@ ALL = "*"  # every header of the target folder
 # may include any header of the library's folders.
 LIBRARY = ["include/gnio/dev", "include/gnio", "src/core", "src/gpu", "src/backends",
            DRIVER, "src/engine", "src/eth", "src/gpu_queue", "src/kernel", "src/caps",
-           "src/doctor", "src/metrics", "src/filter"]
+           "src/doctor", "src/metrics", "src/filter", "src/export"]
 PUBLIC = {"include/gnio/dev": ALL, "include/gnio": ALL}
 
 ALLOWED = {
@@ -83,6 +84,7 @@ ALLOWED = {
     "src/doctor": {**PUBLIC, "src/core": ALL, "src/backends": {"backend.hpp", "spec.hpp"}},
     "src/metrics": {**PUBLIC, "src/core": ALL},
     "src/filter": {**PUBLIC, "src/core": ALL},
+    "src/export": {**PUBLIC, "src/core": ALL},
     "apps/packet_processing": dict(PUBLIC),
     "apps/gnio": {**PUBLIC, "apps/packet_processing": ALL},
     "examples/common": dict(PUBLIC),
@@ -129,7 +131,7 @@ def resolve(root, including_rel, path):
 LAYERS = [["include/gnio/dev"], ["include/gnio"], ["src/core"],
           ["src/gpu", "src/backends", DRIVER, "src/filter"], ["src/engine"],
           ["src/eth", "src/kernel"], ["src/gpu_queue"],
-          ["src/caps", "src/doctor", "src/metrics"],
+          ["src/caps", "src/doctor", "src/metrics", "src/export"],
           ["apps/packet_processing", "examples/common"], ["apps/gnio", "examples"],
           ["bench", "tests", "fuzz"]]
 RANK = {f: i for i, layer in enumerate(LAYERS) for f in layer}

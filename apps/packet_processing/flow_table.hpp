@@ -4,9 +4,10 @@
 // number of slots with a short probe window; a slot is claimed by one
 // compare-and-swap on its tag, so threads never wait on a lock. When the
 // window is full, the slot seen least recently in it is taken over and the
-// eviction counted; if another thread holds that slot at that instant the
-// packets go uncounted in the table (and are counted as such). An update
-// adds one packet or several of one flow merged (FlowDelta).
+// eviction counted (and, with an EvictionLog, the entry taken over written
+// to it for the host to export); if another thread holds that slot at that
+// instant the packets go uncounted in the table (and are counted as such).
+// An update adds one packet or several of one flow merged (FlowDelta).
 #pragma once
 
 #include <cstdint>
@@ -79,9 +80,66 @@ GNIO_HD inline void count_outcome(uint64_t* per_outcome, FlowOutcome o, uint32_t
   }
 }
 
+// The entries evicted from a table, as they were when taken over: a ring in
+// GpuCpu memory that the kernel writes and the host reads while it runs.
+// Each item carries the index it was written for (+1) as a sequence word,
+// stored last; the host copies an item and checks the word again, so that
+// an item overwritten by a writer that lapped it is counted as lost, never
+// read half-written.
+struct EvictedFlow {
+  uint64_t seq;  // 0: being written; else index + 1
+  FlowEntry entry;
+};
+
+struct EvictionLog {
+  EvictedFlow* items = nullptr;  // a power of two of them
+  uint64_t* next = nullptr;      // items claimed so far
+  uint32_t mask = 0;
+
+  GNIO_HD void put(const FlowEntry& e) const {
+    const uint64_t i = fetch_add_relaxed(next, uint64_t{1});
+    EvictedFlow& item = items[i & mask];
+    store_relaxed(&item.seq, uint64_t{0});
+    fence_system(cuda::std::memory_order_release);
+    item.entry = e;
+    store_release(&item.seq, i + 1);
+  }
+};
+
+// The host side of an EvictionLog: take(entry) for each item written since
+// the last call, in order; items overwritten before they were read are
+// added to `lost`. An item claimed but not yet written ends the call.
+struct EvictionReader {
+  uint64_t read = 0;
+  uint64_t lost = 0;
+
+  template <typename Take>
+  void drain(const EvictionLog& log, Take&& take) {
+    const uint64_t written = load_acquire(log.next);
+    const uint64_t capacity = uint64_t{log.mask} + 1;
+    if (written - read > capacity) {
+      lost += written - read - capacity;
+      read = written - capacity;
+    }
+    for (; read < written; ++read) {
+      EvictedFlow& item = log.items[read & log.mask];
+      const uint64_t before = load_acquire(&item.seq);
+      if (before < read + 1) return;  // claimed, not yet written
+      const FlowEntry copy = item.entry;
+      fence_system(cuda::std::memory_order_acquire);
+      if (before != read + 1 || load_relaxed(&item.seq) != before) {
+        ++lost;
+        continue;
+      }
+      take(copy);
+    }
+  }
+};
+
 struct FlowTable {
   FlowEntry* slots = nullptr;
   uint32_t mask = 0;  // slot count - 1
+  EvictionLog evicted{};  // items == nullptr: evictions counted only
 
   GNIO_HD static uint64_t hash(const FlowKey& k) {
     uint64_t h = fnv1a64(reinterpret_cast<const uint8_t*>(&k), sizeof(FlowKey));
@@ -137,6 +195,11 @@ struct FlowTable {
     FlowEntry& victim = slots[oldest];
     uint64_t expected = oldest_tag;
     if (oldest_tag == 0 || !compare_exchange(&victim.tag, expected, kFlowBusy)) return kFlowUntracked;
+    if (evicted.items != nullptr) {
+      FlowEntry old = victim;
+      old.tag = oldest_tag;
+      evicted.put(old);
+    }
     claim(victim, key, h, d);
     return kFlowEvicted;
   }

@@ -2,6 +2,7 @@
 #include "packet_processing/metrics.hpp"
 
 #include "packet_processing/pp_kernel.hpp"
+#include "packet_processing/report.hpp"
 
 namespace gnio::app {
 
@@ -33,6 +34,27 @@ void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labe
             c[counter::kRecordWaits]);
   w.counter("gnio_pp_flow_table_updates_total", "Flow-table updates made (a burst's packets of one flow are one)", base,
             c[counter::kFlowUpdates]);
+}
+
+void add_export_counters(metrics::Writer& w, const ExportSummary& e) {
+  for (const ExportSummary::Collector& c : e.collectors) {
+    const metrics::Labels l{{"collector", c.url}};
+    w.counter("gnio_pp_export_records_sent_total", "IPFIX data records sent to a collector", l, c.records_sent);
+    w.counter("gnio_pp_export_template_sends_total", "Times the IPFIX templates went to a collector", l,
+              c.template_sends);
+    for (size_t k = 0; k < c.lost.size(); ++k) {
+      metrics::Labels lr = l;
+      lr.emplace_back("reason", kLossReasonNames[k]);
+      w.counter("gnio_pp_export_records_lost_total", "IPFIX data records not sent, by reason", lr, c.lost[k]);
+    }
+  }
+  w.counter("gnio_pp_export_flow_records_total", "Flow records made for export (timeouts, evictions, end of run)", {},
+            e.flow_records);
+  w.counter("gnio_pp_export_app_records_total", "DNS/HTTP/TLS records made for export", {}, e.app_records);
+  if (!e.events_target.empty()) {
+    w.counter("gnio_pp_events_lines_total", "Event lines written to --events-out", {}, e.event_lines);
+    w.counter("gnio_pp_events_lost_total", "Event lines not written (sink full, gone or failing)", {}, e.events_lost);
+  }
 }
 
 }  // namespace gnio::app

@@ -13,4 +13,10 @@ namespace gnio::app {
 /// as the kernel keeps them) as gnio_pp_* families labelled with `base`.
 void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labels& base);
 
+struct ExportSummary;
+/// @brief Writes the export's counts as gnio_pp_export_* families: per
+/// collector (label collector) records sent and lost by reason, the event
+/// stream's lines and losses.
+void add_export_counters(metrics::Writer& w, const ExportSummary& e);
+
 }  // namespace gnio::app

@@ -273,7 +273,51 @@ json report_json(const RunResult& r, uint32_t top_flows) {
                   {"waited_for_host", r.count(counter::kRecordWaits)}};
   j["kernel"] = {{"packets", r.kernel.packets}, {"bursts", r.kernel.bursts}, {"again", r.kernel.again}};
   j["capabilities"] = r.capabilities;
+  if (r.exported.any()) j["export"] = export_json(r.exported);
   return j;
+}
+
+json export_json(const ExportSummary& e) {
+  json collectors = json::array();
+  for (const ExportSummary::Collector& c : e.collectors) {
+    json lost = json::object();
+    for (size_t k = 0; k < c.lost.size(); ++k) lost[kLossReasonNames[k]] = c.lost[k];
+    collectors.push_back({{"url", escape_text(c.url)},
+                          {"records_sent", c.records_sent},
+                          {"messages_sent", c.messages_sent},
+                          {"template_sends", c.template_sends},
+                          {"connects", c.connects},
+                          {"backpressure", c.backpressure},
+                          {"lost", lost}});
+  }
+  json reasons = json::object();
+  constexpr const char* kEndNames[6] = {"", "idle_timeout", "active_timeout", "end_of_flow", "forced_end",
+                                        "lack_of_resources"};
+  for (size_t k = 1; k < e.flow_end_reasons.size(); ++k) reasons[kEndNames[k]] = e.flow_end_reasons[k];
+  return {{"ipfix", collectors},
+          {"flow_records", e.flow_records},
+          {"flow_end_reasons", reasons},
+          {"evictions_lost", e.evictions_lost},
+          {"app_records", e.app_records},
+          {"events", {{"target", escape_text(e.events_target)},
+                      {"lines", e.event_lines},
+                      {"lost", e.events_lost},
+                      {"reopens", e.event_reopens}}}};
+}
+
+std::string export_text(const ExportSummary& e) {
+  if (!e.any()) return "";
+  std::ostringstream o;
+  o << "export: " << e.flow_records << " flow records, " << e.app_records << " dns/http/tls records\n";
+  for (const ExportSummary::Collector& c : e.collectors) {
+    o << "  ipfix " << escape_text(c.url) << ": sent " << c.records_sent << ", lost";
+    for (size_t k = 0; k < c.lost.size(); ++k) o << ' ' << kLossReasonNames[k] << ' ' << c.lost[k];
+    o << ", templates sent " << c.template_sends << ", connects " << c.connects << "\n";
+  }
+  if (!e.events_target.empty())
+    o << "  events " << escape_text(e.events_target) << ": " << e.event_lines << " lines, lost " << e.events_lost
+      << ", reopened " << e.event_reopens << "\n";
+  return o.str();
 }
 
 std::string summary_text(const RunResult& r, uint32_t top_flows) {
@@ -362,6 +406,7 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
                   tcp_state(e).c_str());
     o << line;
   }
+  o << export_text(r.exported);
   return o.str();
 }
 

@@ -63,6 +63,25 @@ struct GpuPart {
   std::vector<uint64_t> counters;  // counter::kCount
 };
 
+// What the run exported (--ipfix, --events-out): per collector, the
+// records sent and those lost by reason (ipfix::LossReason order).
+struct ExportSummary {
+  struct Collector {
+    std::string url;
+    uint64_t records_sent = 0, messages_sent = 0, template_sends = 0, connects = 0, backpressure = 0;
+    std::array<uint64_t, 3> lost{};  // collector_down, socket_buffer_full, queue_full
+  };
+  std::vector<Collector> collectors;
+  uint64_t flow_records = 0;   // flow records made (each to every collector)
+  uint64_t app_records = 0;    // DNS/HTTP/TLS records made
+  std::array<uint64_t, 6> flow_end_reasons{};  // by IPFIX flowEndReason (1 idle .. 5 lack of resources)
+  uint64_t evictions_lost = 0;  // evicted entries overwritten in the eviction log before the host read them
+  std::string events_target;   // --events-out; empty: none
+  uint64_t event_lines = 0, events_lost = 0, event_reopens = 0;
+  bool any() const { return !collectors.empty() || !events_target.empty(); }
+};
+inline constexpr const char* kLossReasonNames[3] = {"collector_down", "socket_buffer_full", "queue_full"};
+
 struct RunResult {
   RunInfo info;
   std::vector<GpuPart> gpus;  // one per GPU, in --gpu order; counters add up to `counters`
@@ -74,6 +93,7 @@ struct RunResult {
   TxqStats tx{};
   KernelTotals kernel{};
   nlohmann::json capabilities;
+  ExportSummary exported;
 
   uint64_t count(uint32_t index) const { return counters[index]; }
   double mpps() const { return info.seconds > 0 ? count(counter::kPackets) / info.seconds / 1e6 : 0; }
@@ -101,6 +121,11 @@ std::string record_line(const dev::app::Record& r);
 std::string json_text(const nlohmann::json& j, int indent = -1);
 nlohmann::json flow_json(const dev::app::FlowEntry& e);
 nlohmann::json report_json(const RunResult& r, uint32_t top_flows);
+/// @brief The report's "export" object: per collector the records sent and
+/// lost by reason, the flow and record counts, the event stream's lines.
+nlohmann::json export_json(const ExportSummary& e);
+/// @brief The summary's lines about the export ("" when nothing was exported).
+std::string export_text(const ExportSummary& e);
 std::string summary_text(const RunResult& r, uint32_t top_flows);
 // One line of the flow export; csv_header() first for CSV.
 std::string csv_header();

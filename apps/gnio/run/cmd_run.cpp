@@ -31,6 +31,7 @@
 #include "gnio/metrics.hpp"
 #include "gnio/stop_signal.hpp"
 #include "gpu_shard.hpp"
+#include "run_export.hpp"
 #include "run_options.hpp"
 #include "output_file.hpp"
 #include "packet_processing/metrics.hpp"
@@ -55,6 +56,9 @@ constexpr uint32_t kRecordItems = 16384;
 // After a stop (signal, --duration, --count): how long the kernel may take to
 // finish the packets already published before its exit flag is set anyway.
 constexpr std::chrono::milliseconds kDrainTimeout{5000};
+// With an export: entries evicted from the flow table, held for the host
+// (about 7 MiB of GpuCpu memory per GPU; the host reads them every 1 ms).
+constexpr uint32_t kEvictionItems = 65536;
 
 
 int fail(const std::string& what, const Status& s) {
@@ -239,6 +243,7 @@ int run_packet_processing(const RunOptions& o) {
   shard_config.filter = o.filter;
   shard_config.hang_timeout_s = o.hang_timeout_s;
   shard_config.base = args;
+  shard_config.eviction_items = o.ipfix.empty() && o.events_out.empty() ? 0 : kEvictionItems;
   for (GpuShard& sh : shards)
     if (Status s = sh.prepare(rxqs, shard_config); !s)
       return fail("setting up GPU " + sh.gpu.bus_id() + (o.filter.empty() ? "" : " (and --filter '" + o.filter + "')"),
@@ -278,6 +283,16 @@ int run_packet_processing(const RunOptions& o) {
     return c;
   };
 
+  // --ipfix and --events-out (run_export.cpp): before /metrics, which reads its counts.
+  std::unique_ptr<RunExport> run_export;
+  if (!o.ipfix.empty() || !o.events_out.empty()) {
+    if (!(o.flow_active_timeout_s > 0) || !(o.flow_idle_timeout_s > 0))
+      return usage("--flow-active-timeout and --flow-idle-timeout must be > 0 seconds");
+    auto opened_export = RunExport::open(export_options(o));
+    if (!opened_export) return fail("opening the export", opened_export.status());
+    run_export = std::move(*opened_export);
+  }
+
   // /metrics while the run goes: the collector reads live counters only; the
   // server stops before anything it reads is torn down.
   metrics::Server server;
@@ -296,6 +311,7 @@ int run_packet_processing(const RunOptions& o) {
         metrics::add_kernel(w, shards[i].kernel.counters(), shards[i].kernel.health(), gpu_label);
         app::add_app_counters(w, shards[i].live_counters(), gpu_label);
       }
+      if (run_export) run_export->write_metrics(w);
     };
     auto started = metrics::Server::start(o.metrics, collect, {o.metrics_allow_remote});
     if (!started) return fail("starting the metrics server on " + o.metrics, started.status());
@@ -316,7 +332,14 @@ int run_packet_processing(const RunOptions& o) {
       pos = comma + 1;
     }
   auto drain_records = [&] {
+    const size_t before = result.records.size();
     for (GpuShard& sh : shards) sh.reader.drain(result.records);
+    if (run_export) {
+      run_export->add_records(result.records.data() + before, result.records.size() - before);
+      for (GpuShard& sh : shards)
+        if (sh.evicted_host.items != nullptr)
+          sh.evictions.drain(sh.evicted_host, [&](const FlowEntry& e) { run_export->add_evicted(e); });
+    }
   };
   auto all_flows = [&] {
     std::vector<FlowEntry> f;
@@ -326,6 +349,11 @@ int run_packet_processing(const RunOptions& o) {
     }
     return shards.size() == 1 ? f : app::sorted_flows(f.data(), static_cast<uint32_t>(f.size()));
   };
+  auto flow_tables = [&] {
+    std::vector<std::span<const FlowEntry>> t;
+    for (const GpuShard& sh : shards) t.emplace_back(static_cast<const FlowEntry*>(sh.flows.host_ptr()), sh.flow_slots);
+    return t;
+  };
   app::FlowExport flow_export;
   if (!o.flows_out.empty()) {
     auto f = app::FlowExport::open(o.flows_out);
@@ -334,7 +362,7 @@ int run_packet_processing(const RunOptions& o) {
   }
 
   // The one polling place: records, progress, flow snapshots, stop checks.
-  auto last_progress = start, last_flows = start;
+  auto last_progress = start, last_flows = start, last_export_scan = start;
   app::StopReason stop_reason = app::StopReason::EndOfInput;
   for (;;) {
     drain_records();
@@ -358,6 +386,13 @@ int run_packet_processing(const RunOptions& o) {
     if (o.flows_interval_s > 0 && std::chrono::duration<double>(now - last_flows).count() >= o.flows_interval_s) {
       flow_export.snapshot(all_flows(), elapsed);
       last_flows = now;
+    }
+    if (run_export) {
+      if (now - last_export_scan >= 1s) {
+        run_export->scan(flow_tables(), false);
+        last_export_scan = now;
+      }
+      run_export->poll();
     }
     if (tty && now - last_progress >= 250ms) {
       const KernelTotals t = totals();
@@ -465,6 +500,14 @@ int run_packet_processing(const RunOptions& o) {
   }
   result.counters = summed_counters();
   result.flows = all_flows();
+  if (run_export) {
+    uint64_t evictions_lost = 0;
+    for (const GpuShard& sh : shards) evictions_lost += sh.evictions.lost;
+    run_export->scan({std::span<const FlowEntry>(result.flows)}, true);
+    run_export->set_evictions_lost(evictions_lost);
+    run_export->finish(2000);
+    result.exported = run_export->summary();
+  }
   for (const GpuShard& sh : shards) {
     app::GpuPart part;
     part.gpu = sh.gpu.bus_id();

@@ -118,6 +118,20 @@ Status GpuShard::prepare(std::vector<EthRxq>& rxqs, const ShardConfig& c) {
   consumed = std::move(*m_consumed);
   args.counters = static_cast<uint64_t*>(counters.device_ptr());
   args.flows = {static_cast<dev::app::FlowEntry*>(flows.device_ptr()), c.flow_slots - 1};
+  if (c.eviction_items > 0) {
+    auto items = gpu.alloc(size_t{c.eviction_items} * sizeof(dev::app::EvictedFlow), MemKind::GpuCpu);
+    auto next = gpu.alloc(sizeof(uint64_t), MemKind::GpuCpu);
+    for (auto* m : {&items, &next}) {
+      if (!*m) return m->status();
+      std::memset((*m)->host_ptr(), 0, (*m)->size());
+    }
+    evicted_items = std::move(*items);
+    evicted_next = std::move(*next);
+    args.flows.evicted = {static_cast<dev::app::EvictedFlow*>(evicted_items.device_ptr()),
+                          static_cast<uint64_t*>(evicted_next.device_ptr()), c.eviction_items - 1};
+    evicted_host = {static_cast<dev::app::EvictedFlow*>(evicted_items.host_ptr()),
+                    static_cast<uint64_t*>(evicted_next.host_ptr()), c.eviction_items - 1};
+  }
   args.records = records->handle();
   args.record_claim = static_cast<uint64_t*>(claim.device_ptr());
   args.record_consumed = static_cast<const uint64_t*>(consumed.device_ptr());

@@ -44,6 +44,7 @@ struct ShardConfig {
   uint32_t block = 0;
   std::string filter;
   double hang_timeout_s = 0;
+  uint32_t eviction_items = 0;  // a power of two; 0: evicted flows counted only
   app::PpArgs base;  // replies and TX flag
 };
 
@@ -60,6 +61,10 @@ struct GpuShard {
   PersistentKernel kernel;
   RecordReader reader;
   uint32_t flow_slots = 0;
+  // With eviction_items: the entries the table evicted, read on the host.
+  DeviceMemory evicted_items, evicted_next;
+  dev::app::EvictionLog evicted_host;  // host pointers of args.flows.evicted
+  dev::app::EvictionReader evictions;
 
   // The GPU handles of its queues (started, in `rxqs` by id), its memory
   // and the kernel's arguments; `txq` set by the caller first, if any.

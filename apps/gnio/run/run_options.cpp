@@ -77,6 +77,7 @@ void add_run_command(CLI::App& app) {
                  "DIR/caps-<UTC time>-<gpu>.json (printed as \"snapshot FILE\"); compare later with "
                  "gnio caps --diff FILE")
       ->type_name("DIR");
+  add_export_options(*pp, *o);
   pp->footer(
       "Examples:\n"
       "  gnio run packet-processing --rx pcap:data/captures/dns.pcap --print dns --json report.json\n"

@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace gnio::cli {
 
 struct RunOptions {
@@ -35,7 +39,15 @@ struct RunOptions {
   bool metrics_allow_remote = false;
   double hang_timeout_s = 5;
   std::string snapshot_dir;
+  // Export (run_export.hpp): --ipfix, --flow-active-timeout, --flow-idle-timeout, --events-out.
+  std::vector<std::string> ipfix;
+  double flow_active_timeout_s = 1800, flow_idle_timeout_s = 15;
+  uint32_t observation_domain = 1;
+  std::string events_out;
 };
+
+// The export's options on the packet-processing command (run_export.cpp).
+void add_export_options(CLI::App& pp, RunOptions& o);
 
 // Runs the reference application; the process's exit status.
 int run_packet_processing(const RunOptions& o);
