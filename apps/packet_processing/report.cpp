@@ -23,6 +23,15 @@ std::string address_text(const uint8_t* a, uint8_t version) {
   return buf;
 }
 
+std::string tunnel_id_text(const FlowKey& k) {
+  if (k.tunnel == kTunnelNone || k.tunnel == kTunnelIpip || k.tunnel >= kTunnelCount) return "";
+  if (k.tunnel != kTunnelMpls) return std::to_string(k.tunnel_id);
+  std::string out;
+  for (uint32_t i = k.labels; i-- > 0;)
+    out += (out.empty() ? "" : "/") + std::to_string((k.tunnel_id >> (20 * i)) & 0xFFFFFu);
+  return out;
+}
+
 std::string tcp_state(const FlowEntry& e) {
   if (e.key.proto != 6) return "";
   constexpr uint32_t kFin = 0x01, kSyn = 0x02, kRst = 0x04, kAck = 0x10;
@@ -48,6 +57,8 @@ std::vector<FlowEntry> sorted_flows(const FlowEntry* slots, uint32_t count) {
 }
 
 namespace {
+
+const char* tunnel_name(uint8_t t) { return t < kTunnelCount ? kTunnelNames[t] : "none"; }
 
 const char* proto_name(uint8_t p) {
   switch (p) {
@@ -147,12 +158,14 @@ json flow_json(const FlowEntry& e) {
               {"last_ns", e.last_ns},
               {"tcp_flags_ab", e.tcp_flags[0]},
               {"tcp_flags_ba", e.tcp_flags[1]},
-              {"tcp_state", tcp_state(e)}};
+              {"tcp_state", tcp_state(e)},
+              {"tunnel", tunnel_name(e.key.tunnel)},
+              {"tunnel_id", tunnel_id_text(e.key)}};
 }
 
 std::string csv_header() {
   return "snapshot,at_s,version,proto,a,port_a,b,port_b,packets_ab,bytes_ab,packets_ba,bytes_ba,first_ns,last_ns,"
-         "tcp_flags_ab,tcp_flags_ba,tcp_state\n";
+         "tcp_flags_ab,tcp_flags_ba,tcp_state,tunnel,tunnel_id\n";
 }
 
 std::string flow_csv(const FlowEntry& e, uint64_t snapshot, double at_s) {
@@ -161,7 +174,7 @@ std::string flow_csv(const FlowEntry& e, uint64_t snapshot, double at_s) {
     << address_text(e.key.a, e.key.version) << ',' << e.key.port_a << ',' << address_text(e.key.b, e.key.version)
     << ',' << e.key.port_b << ',' << e.packets[0] << ',' << e.bytes[0] << ',' << e.packets[1] << ',' << e.bytes[1]
     << ',' << e.first_ns << ',' << e.last_ns << ',' << e.tcp_flags[0] << ',' << e.tcp_flags[1] << ','
-    << tcp_state(e) << '\n';
+    << tcp_state(e) << ',' << tunnel_name(e.key.tunnel) << ',' << tunnel_id_text(e.key) << '\n';
   return o.str();
 }
 
@@ -181,6 +194,7 @@ json report_json(const RunResult& r, uint32_t top_flows) {
               {"filter", {{"expression", escape_text(r.info.filter)},
                           {"matched", r.count(counter::kPackets)},
                           {"filtered", r.count(counter::kFiltered)}}},
+              {"decap", r.info.decap},
               {"signal", r.info.signal},
               {"packets", r.count(counter::kPackets)},
               {"bytes", r.count(counter::kBytes)},
@@ -208,6 +222,9 @@ json report_json(const RunResult& r, uint32_t top_flows) {
     cs[kCsumLayerNames[l]] = s;
   }
   j["checksums"] = cs;
+  json tunnels = json::object();
+  for (uint32_t t = 1; t < kTunnelCount; ++t) tunnels[kTunnelNames[t]] = r.count(counter::kTunnel + t);
+  j["tunnels"] = tunnels;
   json bad = json::object();
   for (uint32_t k = 1; k < kReasonCount; ++k) bad[kReasonNames[k]] = r.count(counter::kReason + k);
   j["malformed"] = bad;
@@ -296,6 +313,16 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
                   (unsigned long long)r.count(counter::kProto + k));
     o << line;
   }
+  uint64_t tunneled = 0;
+  for (uint32_t t = 1; t < kTunnelCount; ++t) tunneled += r.count(counter::kTunnel + t);
+  if (tunneled != 0) {
+    o << "\ntunnel (decap " << r.info.decap << ")  packets\n";
+    for (uint32_t t = 1; t < kTunnelCount; ++t) {
+      if (r.count(counter::kTunnel + t) == 0) continue;
+      std::snprintf(line, sizeof(line), "  %-16s %10llu\n", kTunnelNames[t], (unsigned long long)r.count(counter::kTunnel + t));
+      o << line;
+    }
+  }
   o << "\nchecksum            good        bad    partial not_checked\n";
   for (uint32_t l = 0; l < kCsumLayerCount; ++l) {
     const uint32_t b = counter::kCsum + l * kCsumCount;
@@ -355,12 +382,17 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
     const FlowEntry& e = r.flows[i];
     const char* open = e.key.version == 6 ? "[" : "";
     const char* close = e.key.version == 6 ? "]" : "";
-    std::snprintf(line, sizeof(line), "  %-6s %s%s%s:%u <-> %s%s%s:%u  %llu/%llu pkts  %llu/%llu B %s\n",
+    std::snprintf(line, sizeof(line), "  %-6s %s%s%s:%u <-> %s%s%s:%u  %llu/%llu pkts  %llu/%llu B %s",
                   proto_name(e.key.proto), open, address_text(e.key.a, e.key.version).c_str(), close, e.key.port_a,
                   open, address_text(e.key.b, e.key.version).c_str(), close, e.key.port_b, (unsigned long long)e.packets[0],
                   (unsigned long long)e.packets[1], (unsigned long long)e.bytes[0], (unsigned long long)e.bytes[1],
                   tcp_state(e).c_str());
     o << line;
+    if (e.key.tunnel != kTunnelNone) {
+      const std::string id = tunnel_id_text(e.key);
+      o << " in " << tunnel_name(e.key.tunnel) << (id.empty() ? "" : " " + id);
+    }
+    o << "\n";
   }
   return o.str();
 }
