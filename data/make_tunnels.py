@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generates the tunnel captures under data/captures/tunnels/ that the kernel
 of the machine cannot make (make_tunnels.sh calls it for each), and the
 malformed tunnel headers, frame by frame with struct: Ethernet, IPv4/IPv6,

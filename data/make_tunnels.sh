@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Recreates data/captures/tunnels/*.pcap. Each tunnel that the running
 # kernel can make is made with iproute2 between two network namespaces
 # joined by a veth pair, real traffic runs inside it (ping, dig against

@@ -27,8 +27,8 @@ std::optional<std::string> parse_decap(const std::string& text, uint32_t& decap)
     for (uint32_t t = 1; t < kTunnelCount; ++t)
       if (name == kTunnelNames[t]) type = t;
     if (type == 0)
-      return "--decap '" + text + "': \"" + name + "\" is not a tunnel type; give none, all or a comma-separated list of " +
-             known + " (e.g. --decap vxlan,gtpu)";
+      return "--decap '" + text + "': \"" + name + "\" is not a tunnel type; give none, all or a comma-separated " +
+             "list of " + known + " (e.g. --decap vxlan,gtpu)";
     set |= 1u << type;
     if (comma == std::string::npos) break;
     from = comma + 1;

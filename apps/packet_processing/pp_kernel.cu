@@ -140,7 +140,8 @@ struct PacketProcessingKernel {
         FlowDelta delta;
         uint64_t h = 0;
         if (tracked) {
-          const bool tcp = dev::has_flag(an.pp.flags, dev::PacketFlags::L4Tcp) && an.pp.payload_offset > an.pp.l4_offset;
+          const bool tcp =
+              dev::has_flag(an.pp.flags, dev::PacketFlags::L4Tcp) && an.pp.payload_offset > an.pp.l4_offset;
           delta = FlowDelta::one(an.direction, len, timestamp_ns, tcp ? p[an.inner_at + an.pp.l4_offset + 13] : 0u);
           h = FlowTable::hash(an.key);
         }

@@ -319,7 +319,8 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
     o << "\ntunnel (decap " << r.info.decap << ")  packets\n";
     for (uint32_t t = 1; t < kTunnelCount; ++t) {
       if (r.count(counter::kTunnel + t) == 0) continue;
-      std::snprintf(line, sizeof(line), "  %-16s %10llu\n", kTunnelNames[t], (unsigned long long)r.count(counter::kTunnel + t));
+      std::snprintf(line, sizeof(line), "  %-16s %10llu\n", kTunnelNames[t],
+                    (unsigned long long)r.count(counter::kTunnel + t));
       o << line;
     }
   }
