@@ -185,6 +185,9 @@ GNIO_HD inline void fill_record(const uint8_t* frame, const Analysis& a, Record&
   r.dport = load_be16(p + pp.l4_offset + 2);
   r.name[0] = r.method[0] = r.path[0] = r.http_version[0] = 0;
   r.name_len = r.path_len = 0;
+  r.tunnel = a.key.tunnel;
+  r.labels = a.key.labels;
+  r.tunnel_id = a.key.tunnel_id;
   r.path_cut = 0;
   if (a.record == kRecordDns) {
     dns_fields(p + a.app_offset, a.app_end - a.app_offset, r);

@@ -23,12 +23,12 @@ std::string address_text(const uint8_t* a, uint8_t version) {
   return buf;
 }
 
-std::string tunnel_id_text(const FlowKey& k) {
-  if (k.tunnel == kTunnelNone || k.tunnel == kTunnelIpip || k.tunnel >= kTunnelCount) return "";
-  if (k.tunnel != kTunnelMpls) return std::to_string(k.tunnel_id);
+std::string tunnel_id_text(uint32_t tunnel, uint32_t labels, uint64_t id) {
+  if (tunnel == kTunnelNone || tunnel == kTunnelIpip || tunnel >= kTunnelCount) return "";
+  if (tunnel != kTunnelMpls) return std::to_string(id);
   std::string out;
-  for (uint32_t i = k.labels; i-- > 0;)
-    out += (out.empty() ? "" : "/") + std::to_string((k.tunnel_id >> (20 * i)) & 0xFFFFFu);
+  for (uint32_t i = labels < kMplsKeyLabels ? labels : kMplsKeyLabels; i-- > 0;)
+    out += (out.empty() ? "" : "/") + std::to_string((id >> (20 * i)) & 0xFFFFFu);
   return out;
 }
 
@@ -105,7 +105,9 @@ json record_json(const Record& r) {
          {"dst", address_text(r.dst, r.version)},
          {"sport", r.sport},
          {"dport", r.dport},
-         {"transport", r.proto == 6 ? "tcp" : "udp"}};
+         {"transport", r.proto == 6 ? "tcp" : "udp"},
+         {"tunnel", tunnel_name(r.tunnel)},
+         {"tunnel_id", tunnel_id_text(r.tunnel, r.labels, r.tunnel_id)}};
   if (r.kind == kRecordDns) {
     j["id"] = r.dns_id;
     j["response"] = r.response != 0;
@@ -133,7 +135,10 @@ std::string record_line(const Record& r) {
     const std::string a = text(key);
     return (a.find(':') == std::string::npos ? a : "[" + a + "]") + ":" + std::to_string(port);
   };
-  const std::string from = endpoint("src", r.sport), to = endpoint("dst", r.dport);
+  const std::string id = text("tunnel_id");
+  const std::string from = endpoint("src", r.sport),
+                    to = endpoint("dst", r.dport) + (r.tunnel == kTunnelNone ? "" : " in " + text("tunnel") +
+                                                                                      (id.empty() ? "" : " " + id));
   if (r.kind == kRecordDns)
     return "dns  " + from + " -> " + to + (r.response ? " response " : " query ") + text("qname") + " type " +
            std::to_string(r.qtype) + " rcode " + std::to_string(r.rcode);

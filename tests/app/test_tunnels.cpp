@@ -5,7 +5,8 @@
 // addresses, ports and protocol, the tunnel type and id (vxlan.vni,
 // geneve.vni, gtp.teid, gre.key, mpls.label), packets and bytes each way
 // equal those gnio's --flows-out exports; per record, the inner DNS
-// questions and HTTP requests equal those of the report; the tunnels object
+// questions (with their tunnel) and HTTP requests equal those of the
+// report; the tunnels object
 // counts the frames tshark finds in each type. With --decap none the same
 // captures give tshark's outer view (no tunnel, flows of the outer
 // headers, nothing inside); a --decap list opens its types only. The
@@ -79,7 +80,7 @@ std::ostream& operator<<(std::ostream& o, const Flow& f) {
 struct Expected {
   std::map<std::string, Flow> flows;  // "tunnel id version proto a port_a b port_b"
   std::map<std::string, uint64_t> tunnels;
-  std::vector<std::string> dns;   // "src sport dst dport qname"
+  std::vector<std::string> dns;   // "src sport dst dport qname in tunnel id"
   std::vector<std::string> http;  // "method path host"
   bool answered = false;
   std::string why;  // without an answer
@@ -181,7 +182,8 @@ Expected expected(const std::string& file, bool decap) {
     // tunnel that is not opened it is not seen.
     if (!in_tunnel && !tunnel.empty()) continue;
     if (!f[kQname].empty() && tok.back() == "dns")
-      e.dns.push_back(src + " " + std::to_string(sp) + " " + dst + " " + std::to_string(dp) + " " + f[kQname]);
+      e.dns.push_back(src + " " + std::to_string(sp) + " " + dst + " " + std::to_string(dp) + " " + f[kQname] + " in " +
+                      (in_tunnel ? tunnel : "none") + " " + id);
     if (!f[kMethod].empty()) e.http.push_back(f[kMethod] + " " + f[kUri] + " " + f[kHost]);
   }
   return e;
@@ -221,7 +223,8 @@ Got run_gnio(const std::string& file, const std::string& decap) {
     for (const json& r : g.report["dns"])
       g.dns.push_back(r["src"].get<std::string>() + " " + std::to_string(r["sport"].get<int>()) + " " +
                       r["dst"].get<std::string>() + " " + std::to_string(r["dport"].get<int>()) + " " +
-                      r["qname"].get<std::string>());
+                      r["qname"].get<std::string>() + " in " + r["tunnel"].get<std::string>() + " " +
+                      r["tunnel_id"].get<std::string>());
     for (const json& r : g.report["http"])
       g.http.push_back(r["method"].get<std::string>() + " " + r["path"].get<std::string>() + " " +
                        r["host"].get<std::string>());
@@ -348,6 +351,16 @@ TEST(Tunnels, CsvFlowsCarryTunnelTypeAndId) {
   for (const std::string& l : lines) stack = stack || l.find(",mpls,17/1001") != std::string::npos;
   EXPECT_TRUE(stack) << "no flow in MPLS labels 17/1001";
   EXPECT_NE(o.out.find("in mpls 17/1001"), std::string::npos) << o.out;
+}
+
+// --print names the tunnel a record came out of.
+TEST(Tunnels, PrintedRecordsNameTheirTunnel) {
+  const Outcome o = run_cli("--rx pcap:" + kTunnels + "gtpu.pcap --print dns");
+  if (o.status == 77) GTEST_SKIP() << "no CUDA device";
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("dns  10.45.0.2:40053 -> 198.51.100.10:53 in gtpu 305441741 query tunnel-teid1.example"),
+            std::string::npos)
+      << o.out;
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ using gnio::dev::app::FlowEntry;
 using gnio::dev::app::Record;
 
 constexpr int kExitSkip = 77;
-// Record ring items (616 bytes each, pinned host memory): at 12 Mpps with
+// Record ring items (632 bytes each, pinned host memory): at 12 Mpps with
 // one packet in eight carrying a record, about 10 ms of records, so that a
 // host thread off its core for a scheduler tick does not hold the kernel.
 constexpr uint32_t kRecordItems = 16384;
