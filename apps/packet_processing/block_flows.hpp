@@ -25,7 +25,7 @@ struct BlockFlowSlot {
   FlowDelta delta;
 };
 
-// 256 slots (24 KiB of shared memory): a burst of 256 packets of distinct
+// 256 slots (26 KiB of shared memory): a burst of 256 packets of distinct
 // flows fits; a probe window of 16 keeps a miss short.
 inline constexpr uint32_t kBlockFlowSlots = 256;
 inline constexpr uint32_t kBlockFlowProbe = 16;

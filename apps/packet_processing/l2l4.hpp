@@ -50,6 +50,9 @@ inline constexpr const char* kCsumLayerNames[kCsumLayerCount] = {"ipv4", "udp", 
 
 // Both directions of a conversation map to one key: endpoint a is the lower
 // (address, port) of the two. Addresses of IPv4 flows use the first 4 bytes.
+// A packet that came out of a tunnel is keyed by its own (inner) addresses
+// and ports and by the tunnel's type and id, so that the same inner
+// conversation in two VNIs or TEIDs is two flows.
 struct FlowKey {
   uint8_t a[16];
   uint8_t b[16];
@@ -57,8 +60,11 @@ struct FlowKey {
   uint16_t port_b;
   uint8_t proto;    // IP protocol of the L4 header (or of the fragment)
   uint8_t version;  // 4 or 6; 0: no flow (not IP, or the IP header is cut or malformed)
-  uint8_t pad[2];
+  uint8_t tunnel;   // TunnelType (tunnel.hpp) the packet came out of; 0: none
+  uint8_t labels;   // MPLS: labels in tunnel_id (1..3); else 0
+  uint64_t tunnel_id;  // VNI, TEID, GRE key, or MPLS labels (20 bits each, top of stack highest); 0: none
 };
+static_assert(sizeof(FlowKey) == 48, "the flow key is 12 words (warp_merge.hpp shuffles it word by word)");
 
 // The checksum state of a frame's layers, from its flags (checksum_state()).
 struct ChecksumStates {

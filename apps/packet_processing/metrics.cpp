@@ -27,6 +27,9 @@ void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labe
   for (uint32_t k = 1; k < kReasonCount; ++k)
     w.counter("gnio_pp_malformed_total", "Packets found malformed or cut, by reason", with("reason", kReasonNames[k]),
               c[counter::kReason + k]);
+  for (uint32_t t = 1; t < kTunnelCount; ++t)
+    w.counter("gnio_pp_tunnel_packets_total", "Packets whose tunnel header --decap opens was found, by tunnel type",
+              with("tunnel", kTunnelNames[t]), c[counter::kTunnel + t]);
   w.counter("gnio_pp_filtered_total", "Packets the --filter program rejected, released unanalysed", base,
             c[counter::kFiltered]);
   w.counter("gnio_pp_records_total", "DNS/HTTP/TLS records handed to the host", base, c[counter::kRecords]);

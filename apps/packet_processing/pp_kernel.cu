@@ -31,10 +31,11 @@ struct PacketProcessingKernel {
     }
   }
 
-  // A whole echo request (not a later fragment) that build_reply() would
-  // refuse: cut, malformed, or behind an IPv6 routing header.
+  // A whole echo request (not a later fragment, not in a tunnel) that
+  // build_reply() would refuse: cut, malformed, or behind an IPv6 routing header.
   GNIO_HD static uint64_t echo_refused(const uint8_t* p, const Analysis& an) {
     const bool v6 = an.has(kIcmpv6);
+    if (an.tunnel != kTunnelNone) return 0;
     if (!(v6 || an.has(kIcmp)) || dev::has_flag(an.flags, dev::PacketFlags::Fragment)) return 0;
     if (an.pp.payload_offset <= an.pp.l4_offset || p[an.pp.l4_offset] != (v6 ? 128 : 8)) return 0;
     constexpr uint32_t kCut = bit(dev::PacketFlags::Truncated) | bit(dev::PacketFlags::Malformed);
@@ -132,15 +133,16 @@ struct PacketProcessingKernel {
             local[counter::kFiltered] += 1;  // this lane takes no packet this round
           }
         }
-        const Analysis an = analyze_warp(p, len);
+        const Analysis an = analyze_warp(p, len, a.decap);
         // The warp's flow updates and record claims, every lane taking part.
         const bool has = p != nullptr;
         const bool tracked = has && an.key.version != 0;
         FlowDelta delta;
         uint64_t h = 0;
         if (tracked) {
-          const bool tcp = an.has(kTcp) && an.pp.payload_offset > an.pp.l4_offset;
-          delta = FlowDelta::one(an.direction, len, timestamp_ns, tcp ? p[an.pp.l4_offset + 13] : 0u);
+          const bool tcp =
+              dev::has_flag(an.pp.flags, dev::PacketFlags::L4Tcp) && an.pp.payload_offset > an.pp.l4_offset;
+          delta = FlowDelta::one(an.direction, len, timestamp_ns, tcp ? p[an.inner_at + an.pp.l4_offset + 13] : 0u);
           h = FlowTable::hash(an.key);
         }
         if (warp_merge_flow(an.key, h, tracked, delta) && !block_flows_add(burst_flows, an.key, h, delta)) {
@@ -158,6 +160,7 @@ struct PacketProcessingKernel {
         if (an.has(kIpv4)) local[counter::kCsum + uint32_t{kCsumIpv4} * kCsumCount + an.csum_l3] += 1;
         if (an.csum_l4_layer < kCsumLayerCount) local[counter::kCsum + an.csum_l4_layer * kCsumCount + an.csum_l4] += 1;
         local[counter::kReason + an.reason] += 1;
+        local[counter::kTunnel + an.tunnel] += 1;
         local[counter::kEchoRefused] += echo_refused(p, an);
         if (has_record) {
           bool waited = false;

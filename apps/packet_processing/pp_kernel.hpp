@@ -37,6 +37,8 @@ namespace gnio::app {
 //     malformed or behind an IPv6 routing header), with or without a TX queue.
 //   Filtered: packets the --filter program rejected, released unanalysed
 //     (Packets counts those it matched).
+//   Tunnel: + TunnelType, packets whose tunnel header --decap opens was
+//     found, well-formed or not (kTunnelNone: packets with none).
 #define GNIO_PP_COUNTER_BLOCKS(X)                       \
   X(Packets, 1)                                         \
   X(Bytes, 1)                                           \
@@ -50,7 +52,8 @@ namespace gnio::app {
   X(EchoRefused, 1)                                     \
   X(FlowUpdates, 1)                                     \
   X(RecordWaits, 1)                                     \
-  X(Filtered, 1)
+  X(Filtered, 1)                                        \
+  X(Tunnel, dev::app::kTunnelCount)
 
 namespace counter {
 
@@ -102,6 +105,7 @@ struct PpArgs {
   const uint64_t* record_consumed = nullptr;
   uint32_t burst = 256;
   dev::FilterRef filter;  // the packets to analyse; the default matches every packet
+  uint32_t decap = dev::app::kDecapAll;  // --decap: the tunnel types opened (bits 1u << TunnelType)
 };
 
 Result<PersistentKernel> launch_packet_processing(const Gpu& gpu, const LaunchConfig& cfg, const PpArgs& args);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Why the packet-processing application counts a frame as malformed or cut:
-// shared by the L2-L4 checks of analyze.hpp and the DNS and TLS parsers.
+// shared by the L2-L4 checks of analyze.hpp, the tunnel parsers and the DNS
+// and TLS parsers.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +50,20 @@ enum Reason : uint32_t {
   kTlsExtensionsLength,    // the extensions block runs past the ClientHello
   kTlsExtensionLength,     // an extension runs past the extensions block
   kTlsServerNameLength,    // server_name's list or a name runs past or short of its container, or is empty
+  // Tunnel headers (tunnel_*.hpp); the packet inside one is checked by the reasons above.
+  kMplsStackCut,        // the frame ends before the label with the bottom-of-stack bit
+  kMplsStackTooDeep,    // no bottom of stack within kMplsMaxLabels labels
+  kGreHeaderCut,        // the datagram ends inside the GRE header or its checksum, key or sequence fields
+  kGreBadVersion,       // a GRE version other than 0 (RFC 2784) and 1 (PPTP, RFC 2637)
+  kGreBadFlags,         // routing present, strict source route or recursion set (RFC 2784 §2.3)
+  kVxlanHeaderCut,      // the UDP payload is shorter than the 8-byte VXLAN header
+  kVxlanBadFlags,       // the I flag (a valid VNI) is clear (RFC 7348 §5)
+  kGeneveHeaderCut,     // the UDP payload is shorter than the GENEVE header and its options
+  kGeneveBadVersion,    // a GENEVE version other than 0 (RFC 8926 §3.4)
+  kGtpuHeaderCut,       // the UDP payload is shorter than the GTP-U header or its optional fields
+  kGtpuBadVersion,      // not GTPv1 (version 1, protocol type 1; 3GPP TS 29.281 §5.1)
+  kGtpuBadLength,       // the length field claims more than the UDP payload holds, or less than the optional fields
+  kGtpuExtLength,       // an extension header of length 0 or past the message, or too many of them
   kReasonCount,
 };
 
@@ -63,7 +78,10 @@ inline constexpr const char* kReasonNames[] = {
     "dns_name_too_long", "dns_label_type",   "dns_bad_pointer",    "dns_count_overflow",
     "dns_record_overflow", "dns_option_length", "tls_record_length", "tls_handshake_length",
     "tls_session_id_length", "tls_cipher_suites_length", "tls_compression_length", "tls_extensions_length",
-    "tls_extension_length", "tls_server_name_length"};
+    "tls_extension_length", "tls_server_name_length", "mpls_stack_cut", "mpls_stack_too_deep",
+    "gre_header_cut",  "gre_bad_version",    "gre_bad_flags",      "vxlan_header_cut",
+    "vxlan_bad_flags", "geneve_header_cut",  "geneve_bad_version", "gtpu_header_cut",
+    "gtpu_bad_version", "gtpu_bad_length",   "gtpu_ext_length"};
 static_assert(sizeof(kReasonNames) / sizeof(kReasonNames[0]) == kReasonCount, "a name for every Reason");
 
 }  // namespace gnio::dev::app

@@ -2,7 +2,7 @@
 // The records the packet-processing application hands to the host: the
 // application-layer fields of one DNS message, HTTP request or TLS
 // ClientHello (the parsers in dns.hpp, http.hpp and tls.hpp fill them), and
-// writing one into the host's ring. A record is 616 bytes, mostly text
+// writing one into the host's ring. A record is 632 bytes, mostly text
 // buffers that hold a short name and empty strings; in pinned host memory
 // every word stored is a bus write, so store_record() writes only the 8-byte
 // words that carry something and leaves the words past each string's end as
@@ -39,6 +39,9 @@ struct Record {
   // The bytes of name and path: a name from the wire may hold any byte, 0x00
   // included (both are also zero-terminated).
   uint16_t name_len, path_len;
+  // The tunnel the packet came out of (FlowKey's tunnel, labels, tunnel_id); 0: none.
+  uint8_t tunnel, labels, pad2[6];
+  uint64_t tunnel_id;
   char name[kNameMax];    // DNS qname, HTTP Host, TLS SNI
   char method[kMethodMax];
   char path[kPathMax];

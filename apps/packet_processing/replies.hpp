@@ -127,9 +127,11 @@ GNIO_HD inline ReplyKind neighbor_advertisement(uint8_t* p, uint32_t& len, const
 }  // namespace detail
 
 // Turns the request in p[0..len) into its answer, in place; `len` becomes
-// the answer's length. kReplyNone leaves the frame untouched.
+// the answer's length. kReplyNone leaves the frame untouched; so does every
+// frame with a tunnel.
 GNIO_HD inline ReplyKind build_reply(uint8_t* p, uint32_t& len, const Analysis& a, const ReplyConfig& c) {
-  if (a.reason != kReasonNone) return kReplyNone;
+  // A packet out of a tunnel would need its reply wrapped in the tunnel again.
+  if (a.reason != kReasonNone || a.tunnel != kTunnelNone) return kReplyNone;
   if (a.has(kArp)) return detail::arp_reply(p, len, a, c);
   const ParsedPacket& pp = a.pp;
   constexpr uint32_t kNot = bit(PacketFlags::Fragment) | bit(PacketFlags::Truncated) | bit(PacketFlags::Malformed);

@@ -23,6 +23,15 @@ std::string address_text(const uint8_t* a, uint8_t version) {
   return buf;
 }
 
+std::string tunnel_id_text(uint32_t tunnel, uint32_t labels, uint64_t id) {
+  if (tunnel == kTunnelNone || tunnel == kTunnelIpip || tunnel >= kTunnelCount) return "";
+  if (tunnel != kTunnelMpls) return std::to_string(id);
+  std::string out;
+  for (uint32_t i = labels < kMplsKeyLabels ? labels : kMplsKeyLabels; i-- > 0;)
+    out += (out.empty() ? "" : "/") + std::to_string((id >> (20 * i)) & 0xFFFFFu);
+  return out;
+}
+
 std::string tcp_state(const FlowEntry& e) {
   if (e.key.proto != 6) return "";
   constexpr uint32_t kFin = 0x01, kSyn = 0x02, kRst = 0x04, kAck = 0x10;
@@ -48,6 +57,8 @@ std::vector<FlowEntry> sorted_flows(const FlowEntry* slots, uint32_t count) {
 }
 
 namespace {
+
+const char* tunnel_name(uint8_t t) { return t < kTunnelCount ? kTunnelNames[t] : "none"; }
 
 const char* proto_name(uint8_t p) {
   switch (p) {
@@ -94,7 +105,9 @@ json record_json(const Record& r) {
          {"dst", address_text(r.dst, r.version)},
          {"sport", r.sport},
          {"dport", r.dport},
-         {"transport", r.proto == 6 ? "tcp" : "udp"}};
+         {"transport", r.proto == 6 ? "tcp" : "udp"},
+         {"tunnel", tunnel_name(r.tunnel)},
+         {"tunnel_id", tunnel_id_text(r.tunnel, r.labels, r.tunnel_id)}};
   if (r.kind == kRecordDns) {
     j["id"] = r.dns_id;
     j["response"] = r.response != 0;
@@ -122,7 +135,10 @@ std::string record_line(const Record& r) {
     const std::string a = text(key);
     return (a.find(':') == std::string::npos ? a : "[" + a + "]") + ":" + std::to_string(port);
   };
-  const std::string from = endpoint("src", r.sport), to = endpoint("dst", r.dport);
+  const std::string id = text("tunnel_id");
+  const std::string from = endpoint("src", r.sport),
+                    to = endpoint("dst", r.dport) + (r.tunnel == kTunnelNone ? "" : " in " + text("tunnel") +
+                                                                                      (id.empty() ? "" : " " + id));
   if (r.kind == kRecordDns)
     return "dns  " + from + " -> " + to + (r.response ? " response " : " query ") + text("qname") + " type " +
            std::to_string(r.qtype) + " rcode " + std::to_string(r.rcode);
@@ -147,12 +163,14 @@ json flow_json(const FlowEntry& e) {
               {"last_ns", e.last_ns},
               {"tcp_flags_ab", e.tcp_flags[0]},
               {"tcp_flags_ba", e.tcp_flags[1]},
-              {"tcp_state", tcp_state(e)}};
+              {"tcp_state", tcp_state(e)},
+              {"tunnel", tunnel_name(e.key.tunnel)},
+              {"tunnel_id", tunnel_id_text(e.key)}};
 }
 
 std::string csv_header() {
   return "snapshot,at_s,version,proto,a,port_a,b,port_b,packets_ab,bytes_ab,packets_ba,bytes_ba,first_ns,last_ns,"
-         "tcp_flags_ab,tcp_flags_ba,tcp_state\n";
+         "tcp_flags_ab,tcp_flags_ba,tcp_state,tunnel,tunnel_id\n";
 }
 
 std::string flow_csv(const FlowEntry& e, uint64_t snapshot, double at_s) {
@@ -161,7 +179,7 @@ std::string flow_csv(const FlowEntry& e, uint64_t snapshot, double at_s) {
     << address_text(e.key.a, e.key.version) << ',' << e.key.port_a << ',' << address_text(e.key.b, e.key.version)
     << ',' << e.key.port_b << ',' << e.packets[0] << ',' << e.bytes[0] << ',' << e.packets[1] << ',' << e.bytes[1]
     << ',' << e.first_ns << ',' << e.last_ns << ',' << e.tcp_flags[0] << ',' << e.tcp_flags[1] << ','
-    << tcp_state(e) << '\n';
+    << tcp_state(e) << ',' << tunnel_name(e.key.tunnel) << ',' << tunnel_id_text(e.key) << '\n';
   return o.str();
 }
 
@@ -181,6 +199,7 @@ json report_json(const RunResult& r, uint32_t top_flows) {
               {"filter", {{"expression", escape_text(r.info.filter)},
                           {"matched", r.count(counter::kPackets)},
                           {"filtered", r.count(counter::kFiltered)}}},
+              {"decap", r.info.decap},
               {"signal", r.info.signal},
               {"packets", r.count(counter::kPackets)},
               {"bytes", r.count(counter::kBytes)},
@@ -208,6 +227,9 @@ json report_json(const RunResult& r, uint32_t top_flows) {
     cs[kCsumLayerNames[l]] = s;
   }
   j["checksums"] = cs;
+  json tunnels = json::object();
+  for (uint32_t t = 1; t < kTunnelCount; ++t) tunnels[kTunnelNames[t]] = r.count(counter::kTunnel + t);
+  j["tunnels"] = tunnels;
   json bad = json::object();
   for (uint32_t k = 1; k < kReasonCount; ++k) bad[kReasonNames[k]] = r.count(counter::kReason + k);
   j["malformed"] = bad;
@@ -340,6 +362,17 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
                   (unsigned long long)r.count(counter::kProto + k));
     o << line;
   }
+  uint64_t tunneled = 0;
+  for (uint32_t t = 1; t < kTunnelCount; ++t) tunneled += r.count(counter::kTunnel + t);
+  if (tunneled != 0) {
+    o << "\ntunnel (decap " << r.info.decap << ")  packets\n";
+    for (uint32_t t = 1; t < kTunnelCount; ++t) {
+      if (r.count(counter::kTunnel + t) == 0) continue;
+      std::snprintf(line, sizeof(line), "  %-16s %10llu\n", kTunnelNames[t],
+                    (unsigned long long)r.count(counter::kTunnel + t));
+      o << line;
+    }
+  }
   o << "\nchecksum            good        bad    partial not_checked\n";
   for (uint32_t l = 0; l < kCsumLayerCount; ++l) {
     const uint32_t b = counter::kCsum + l * kCsumCount;
@@ -399,12 +432,17 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
     const FlowEntry& e = r.flows[i];
     const char* open = e.key.version == 6 ? "[" : "";
     const char* close = e.key.version == 6 ? "]" : "";
-    std::snprintf(line, sizeof(line), "  %-6s %s%s%s:%u <-> %s%s%s:%u  %llu/%llu pkts  %llu/%llu B %s\n",
+    std::snprintf(line, sizeof(line), "  %-6s %s%s%s:%u <-> %s%s%s:%u  %llu/%llu pkts  %llu/%llu B %s",
                   proto_name(e.key.proto), open, address_text(e.key.a, e.key.version).c_str(), close, e.key.port_a,
                   open, address_text(e.key.b, e.key.version).c_str(), close, e.key.port_b, (unsigned long long)e.packets[0],
                   (unsigned long long)e.packets[1], (unsigned long long)e.bytes[0], (unsigned long long)e.bytes[1],
                   tcp_state(e).c_str());
     o << line;
+    if (e.key.tunnel != kTunnelNone) {
+      const std::string id = tunnel_id_text(e.key);
+      o << " in " << tunnel_name(e.key.tunnel) << (id.empty() ? "" : " " + id);
+    }
+    o << "\n";
   }
   o << export_text(r.exported);
   return o.str();

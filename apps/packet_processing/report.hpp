@@ -29,7 +29,10 @@
 namespace gnio::app {
 
 // 2: names escaped by escape_text()'s rule, run.input_error.
-inline constexpr int kReportSchemaVersion = 2;
+// 3: tunnels: run.decap, the tunnels object, tunnel and tunnel_id of each
+//    flow (report, JSON lines and two CSV columns at the end) and record,
+//    the tunnel reasons in malformed.
+inline constexpr int kReportSchemaVersion = 3;
 
 // Why a run stopped: every source at its end, a stop signal, --duration or
 // --count reached, or a source that ended in a read error.
@@ -51,6 +54,7 @@ struct RunInfo {
   int signal = 0;           // the signal that asked to stop (SIGINT, SIGTERM), else 0
   std::string input_error;  // with StopReason::InputError: what the source said (file, byte offset, reason)
   std::string filter;       // the --filter expression; empty: every packet analysed
+  std::string decap = "all";  // the --decap set, as decap_text() writes it
 };
 
 // One GPU's part of the run: its queues and kernel, and its counters.
@@ -101,6 +105,10 @@ struct RunResult {
 };
 
 std::string address_text(const uint8_t* a, uint8_t version);
+// The id of the tunnel a flow came out of: the VNI, TEID or GRE key in
+// decimal, MPLS labels top first as "16/1001"; "" out of no tunnel or IP in IP.
+std::string tunnel_id_text(uint32_t tunnel, uint32_t labels, uint64_t id);
+inline std::string tunnel_id_text(const dev::app::FlowKey& k) { return tunnel_id_text(k.tunnel, k.labels, k.tunnel_id); }
 // "syn", "established", "closing", "closed", "reset" from the TCP flags seen
 // each way; "" for other protocols.
 std::string tcp_state(const dev::app::FlowEntry& e);

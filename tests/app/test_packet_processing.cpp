@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "tshark_answers.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -59,29 +61,11 @@ Output run(const std::string& cmd) {
   return o;
 }
 
-// tshark's answer for FILE with ARGS. A GPU machine without a package
-// manager has no tshark: there GNIO_TSHARK_ANSWERS=DIR replays the answers a
-// machine with tshark recorded (GNIO_TSHARK_RECORD=DIR), keyed by the file's
-// bytes and the arguments. A missing answer has status 127.
-constexpr int kNoTsharkAnswer = 127;
+// tshark's answer for FILE with ARGS, recorded or replayed (tshark_answers.hpp).
+using gnio::apptest::kNoTsharkAnswer;
 Output tshark(const std::string& file, const std::string& args) {
-  std::ifstream in(file, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  uint64_t h = 1469598103934665603ull;  // FNV-1a: the same key on every machine
-  for (unsigned char c : bytes + '\0' + args) h = (h ^ c) * 1099511628211ull;
-  char key[24];
-  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(h));
-  if (const char* dir = std::getenv("GNIO_TSHARK_ANSWERS")) {
-    std::ifstream answer(std::string(dir) + "/" + key, std::ios::binary);
-    if (!answer) return {kNoTsharkAnswer, "no recorded tshark answer " + std::string(key) + " for " + file};
-    return {0, std::string((std::istreambuf_iterator<char>(answer)), std::istreambuf_iterator<char>())};
-  }
-  Output o = run("tshark -r " + file + " " + args + " 2>/dev/null");
-  if (const char* dir = std::getenv("GNIO_TSHARK_RECORD"); dir != nullptr && o.status == 0) {
-    fs::create_directories(dir);
-    std::ofstream(std::string(dir) + "/" + key, std::ios::binary) << o.text;
-  }
-  return o;
+  const gnio::apptest::ToolOutput o = gnio::apptest::tshark_answer(file, args);
+  return {o.status, o.text};
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -557,7 +541,8 @@ TEST(PacketProcessing, FlowsOutCsvHasBothDirectionsOfEachFlow) {
   uint64_t tls_flows = 0, packets = 0;
   while (std::getline(in, line)) {
     std::vector<std::string> f = split(line, ',');
-    ASSERT_EQ(f.size(), 17u) << line;
+    ASSERT_EQ(f.size(), 19u) << line;  // ..., tcp_state, tunnel, tunnel_id
+    EXPECT_EQ(f[17] + "/" + f[18], "none/") << line;
     packets += std::stoull(f[8]) + std::stoull(f[10]);
     if (f[3] == "tcp" && (f[5] == "443" || f[7] == "443")) {
       ++tls_flows;

@@ -176,7 +176,7 @@ TEST(RunOutputs, NamesOfEveryByteValueAreEscapedInTheReportAndThePrintout) {
   if (o.status == 77) GTEST_SKIP() << "no CUDA device";
   ASSERT_EQ(o.status, 0) << o.err;
   const json r = json::parse(read_file(report));  // throws (fails the test) on a file that is not JSON
-  EXPECT_EQ(r["schema_version"], 2);
+  EXPECT_EQ(r["schema_version"], 3);
   EXPECT_EQ(r["run"]["packets"], 4 * 256);
 
   std::map<int, std::string> qname, host, path, sni;
@@ -241,11 +241,12 @@ TEST(RunOutputs, TheFlowExportOfNamesOfEveryByteValueIsWellFormed) {
   ASSERT_TRUE(std::getline(in_csv, header));
   EXPECT_EQ(header,
             "snapshot,at_s,version,proto,a,port_a,b,port_b,packets_ab,bytes_ab,packets_ba,bytes_ba,first_ns,last_ns,"
-            "tcp_flags_ab,tcp_flags_ba,tcp_state");
+            "tcp_flags_ab,tcp_flags_ba,tcp_state,tunnel,tunnel_id");
   std::map<uint32_t, std::string> csv_proto;  // by the port that is not 53, 80 or 443
   for (std::string line; std::getline(in_csv, line);) {
     const std::vector<std::string> f = csv_fields(line);
-    ASSERT_EQ(f.size(), 17u) << line;
+    ASSERT_EQ(f.size(), 19u) << line;
+    EXPECT_EQ(f[17] + "/" + f[18], "none/") << line;
     EXPECT_EQ(f[0], "0") << line;
     EXPECT_EQ(f[2], "4") << line;
     EXPECT_TRUE((f[4] == "10.1.0.1" && f[6] == "10.1.0.2") || (f[4] == "10.1.0.2" && f[6] == "10.1.0.1")) << line;

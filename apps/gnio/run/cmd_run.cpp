@@ -34,6 +34,7 @@
 #include "run_export.hpp"
 #include "run_options.hpp"
 #include "output_file.hpp"
+#include "packet_processing/decap_option.hpp"
 #include "packet_processing/metrics.hpp"
 #include "packet_processing/pp_kernel.hpp"
 #include "packet_processing/records.hpp"
@@ -49,7 +50,7 @@ using gnio::dev::app::FlowEntry;
 using gnio::dev::app::Record;
 
 constexpr int kExitSkip = 77;
-// Record ring items (616 bytes each, pinned host memory): at 12 Mpps with
+// Record ring items (632 bytes each, pinned host memory): at 12 Mpps with
 // one packet in eight carrying a record, about 10 ms of records, so that a
 // host thread off its core for a scheduler tick does not hold the kernel.
 constexpr uint32_t kRecordItems = 16384;
@@ -152,6 +153,7 @@ int run_packet_processing(const RunOptions& o) {
   if (o.hang_timeout_s < 0) return usage("--hang-timeout " + std::to_string(o.hang_timeout_s) + " must be >= 0 (0: off)");
   app::PpArgs args;
   if (auto err = parse_replies(o, args.replies)) return usage(*err);
+  if (auto err = app::parse_decap(o.decap, args.decap)) return usage(*err);
   if ((args.replies.ipv4_count || args.replies.ipv6_count) && !args.replies.has_mac && !o.tx.empty())
     std::fprintf(stderr, "gnio run packet-processing: note: without --mac, ARP and neighbour solicitations are "
                          "not answered (echo replies are)\n");
@@ -526,6 +528,7 @@ int run_packet_processing(const RunOptions& o) {
   result.info.emulated = result.gpus.front().emulated;
   result.info.queues = o.queues;
   result.info.filter = o.filter;
+  result.info.decap = app::decap_text(args.decap);
   result.info.stop_reason = stop_reason;
   result.info.signal = StopSignal::signal_number();
 

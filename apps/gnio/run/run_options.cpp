@@ -45,6 +45,11 @@ void add_run_command(CLI::App& app) {
                  "analyse only the packets a tcpdump expression matches (pcap-filter(7), compiled by libpcap, run "
                  "on the GPU); the others are counted as filtered and released")
       ->type_name("EXPR");
+  pp->add_option("--decap", o->decap,
+                 "tunnels whose inner packet is classified (flows keyed by the inner 5-tuple and the tunnel id): "
+                 "none, all, or a list of mpls, gre, ipip, vxlan, geneve, gtpu; others by their outer headers")
+      ->type_name("none|all|LIST")
+      ->capture_default_str();
   pp->add_option("--mem", o->mem, "RX ring memory: gpu or host")->capture_default_str();
   pp->add_option("--block", o->block, "threads per block (1 on the emulated device)")->capture_default_str();
   pp->add_option("--blocks", o->blocks,

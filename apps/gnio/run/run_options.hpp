@@ -29,6 +29,7 @@ struct RunOptions {
   uint16_t udp_echo = 0;
   std::string print;
   std::string filter;
+  std::string decap = "all";
   std::string mem = "gpu";
   uint32_t block = 256, burst = 256, strides = 8192, flow_slots = 65536;
   uint32_t blocks = 0;  // per GPU; 0: one per queue
