@@ -37,6 +37,8 @@ FOLDERS = [
     "src/metrics",          # Prometheus exposition and /metrics server
     "src/filter",           # tcpdump filters: compiled by libpcap, validated
     "src/export",           # IPFIX export and the event stream's sink
+    "src/batch",            # the batch receiver (packets gathered into batches on the GPU)
+    "python",               # the Python module, over the public API only
     "apps/packet_processing",  # the reference application (gnio_pp)
     "apps/gnio",            # the gnio CLI
     "examples/common",      # the examples' shared teaching code
@@ -58,7 +60,7 @@ ALL = "*"  # every header of the target folder
 # may include any header of the library's folders.
 LIBRARY = ["include/gnio/dev", "include/gnio", "src/core", "src/gpu", "src/backends",
            DRIVER, "src/engine", "src/eth", "src/gpu_queue", "src/kernel", "src/caps",
-           "src/doctor", "src/metrics", "src/filter", "src/export"]
+           "src/doctor", "src/metrics", "src/filter", "src/export", "src/batch"]
 PUBLIC = {"include/gnio/dev": ALL, "include/gnio": ALL}
 
 ALLOWED = {
@@ -85,6 +87,8 @@ ALLOWED = {
     "src/metrics": {**PUBLIC, "src/core": ALL},
     "src/filter": {**PUBLIC, "src/core": ALL},
     "src/export": {**PUBLIC, "src/core": ALL},
+    "src/batch": dict(PUBLIC),
+    "python": dict(PUBLIC),
     "apps/packet_processing": dict(PUBLIC),
     "apps/gnio": {**PUBLIC, "apps/packet_processing": ALL},
     "examples/common": dict(PUBLIC),
@@ -96,7 +100,7 @@ ALLOWED = {
     "fuzz": {**{f: ALL for f in LIBRARY}, "apps/packet_processing": ALL},
 }
 
-SCANNED = ["src", "include", "apps", "examples", "bench", "tests", "fuzz"]
+SCANNED = ["src", "include", "apps", "examples", "bench", "tests", "fuzz", "python"]
 # Where a path that is not next to the including file is looked for: the
 # include directories the CMake targets declare.
 ROOTS = ["include", "src", "apps", "tests/support", "tests/net", "tests/engine_tx",

@@ -73,11 +73,13 @@ Cflags: -I\${includedir}
 PC
 # tshark's answers for the application's tests (the GPU machine has no
 # tshark): recorded by running those tests here, from a build that has them.
-app_test=${GNIO_BUILD:-build}/tests/app/test_app_packet_processing
-if command -v tshark >/dev/null && [ -x "$app_test" ]; then
-  GNIO_TSHARK_RECORD="$PWD/$dest/tshark-answers" "$app_test" --gtest_brief=1 >/dev/null \
-    && echo "tshark answers: $(ls "$dest/tshark-answers" | wc -l) recorded"
-else
-  echo "tshark answers not recorded (needs tshark and $app_test)"
-fi
+for name in test_app_packet_processing test_app_tunnels; do
+  app_test=${GNIO_BUILD:-build}/tests/app/$name
+  if command -v tshark >/dev/null && [ -x "$app_test" ]; then
+    GNIO_TSHARK_RECORD="$PWD/$dest/tshark-answers" "$app_test" --gtest_brief=1 >/dev/null \
+      && echo "tshark answers of $name: $(ls "$dest/tshark-answers" | wc -l) recorded in all"
+  else
+    echo "tshark answers of $name not recorded (needs tshark and $app_test)"
+  fi
+done
 du -sh "$dest"
