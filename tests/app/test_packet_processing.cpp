@@ -43,23 +43,9 @@ using nlohmann::json;
 const std::string kCli = GNIO_CLI;
 const std::string kData = GNIO_DATA_DIR;
 
-struct Output {
-  int status;
-  std::string text;
-};
-
-Output run(const std::string& cmd) {
-  Output o{-1, ""};
-  const bool quiet = cmd.find("2>/dev/null") != std::string::npos;
-  FILE* f = popen((quiet ? cmd : cmd + " 2>&1").c_str(), "r");
-  if (f == nullptr) return o;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) o.text.append(buf.data(), n);
-  const int st = pclose(f);
-  o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return o;
-}
+using Output = gnio::apptest::ToolOutput;
+using gnio::apptest::run_tool;
+Output run(const std::string& cmd) { return run_tool(cmd); }
 
 // tshark's answer for FILE with ARGS, recorded or replayed (tshark_answers.hpp).
 using gnio::apptest::kNoTsharkAnswer;
