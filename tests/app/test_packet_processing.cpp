@@ -54,14 +54,7 @@ Output tshark(const std::string& file, const std::string& args) {
   return {o.status, o.text};
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  if (!s.empty() && s.back() == sep) out.push_back("");
-  return out;
-}
+using gnio::apptest::split;
 
 std::string tmp_path(const std::string& name) {
   return (fs::temp_directory_path() / ("gnio-app-" + std::to_string(getpid()) + "-" + name)).string();

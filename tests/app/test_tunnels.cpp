@@ -43,14 +43,7 @@ const std::vector<std::string> kTunnelReasons = {
     "vxlan_header_cut", "vxlan_bad_flags",   "geneve_header_cut", "geneve_bad_version", "gtpu_header_cut",
     "gtpu_bad_version", "gtpu_bad_length",   "gtpu_ext_length"};
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  if (!s.empty() && s.back() == sep) out.push_back("");
-  return out;
-}
+using gnio::apptest::split;
 
 // The n-th value of a field tshark wrote with -E occurrence=a ("" if none).
 std::string nth(const std::string& field, size_t n) {

@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <sys/wait.h>
 
@@ -56,6 +58,17 @@ inline ToolOutput tshark_answer(const std::string& file, const std::string& args
     std::ofstream(std::string(dir) + "/" + key, std::ios::binary) << o.text;
   }
   return o;
+}
+
+// The fields of `s` between each `sep` (tshark's lines and columns); a
+// trailing separator gives a last empty field.
+inline std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  if (!s.empty() && s.back() == sep) out.push_back("");
+  return out;
 }
 
 }  // namespace gnio::apptest
