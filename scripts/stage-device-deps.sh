@@ -58,6 +58,11 @@ for pc in libxdp libbpf cpp-httplib; do
       -e 's|^includedir=.*|includedir=${prefix}/include|' -e 's|^Requires.private:.*||' \
       /usr/$multiarch/pkgconfig/$pc.pc >"$dest/$multiarch/pkgconfig/$pc.pc"
 done
+# The Python module's header-only dependencies (pybind11 and dlpack.h); the
+# GPU machine's own interpreter provides Python.h, numpy, torch and cupy.
+cp -r /usr/include/pybind11 /usr/include/dlpack "$dest/include/"
+mkdir -p "$dest/lib/cmake"
+cp -r /usr/lib/cmake/pybind11 "$dest/lib/cmake/"
 # A relocatable libpcap.pc: pkg-config consumers of gnio.pc need it.
 mkdir -p "$dest/$multiarch/pkgconfig"
 cat >"$dest/$multiarch/pkgconfig/libpcap.pc" <<PC
