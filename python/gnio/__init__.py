@@ -12,6 +12,13 @@
 See docs/PYTHON.md for the lifetime and stream rules.
 """
 import json as _json
+import os as _os
+
+# A persistent kernel and lazy kernel loading deadlock: the first launch of a
+# PyTorch or CuPy kernel waits for every running kernel of the context. The
+# driver reads this once, when CUDA is first initialised in the process, so
+# it only takes effect where gnio is imported before CUDA is used.
+_os.environ.setdefault("CUDA_MODULE_LOADING", "EAGER")
 
 from ._gnio import Array, Batch, Error
 from ._receiver import Receiver

@@ -16,6 +16,7 @@
 #include "gnio/doctor.hpp"
 
 #if GNIO_HAVE_CUDA
+#include <cuda.h>
 #include <cuda_runtime.h>
 #endif
 
@@ -24,6 +25,24 @@ namespace py = pybind11;
 namespace gnio::pyext {
 
 namespace {
+
+// Whether the CUDA driver loads kernels lazily (CUDA_MODULE_LOADING=LAZY,
+// the default since CUDA 12.2). Then the first launch of any kernel that
+// PyTorch or CuPy has not run yet may wait for every running kernel of the
+// context, and gnio's persistent kernel never ends: the process hangs.
+bool lazy_module_loading() {
+#if GNIO_HAVE_CUDA
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult q{};
+  if (cudaGetDriverEntryPointByVersion("cuModuleGetLoadingMode", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+      q != cudaDriverEntryPointSuccess || !fn)
+    return false;  // a driver without lazy loading
+  CUmoduleLoadingMode mode{};
+  return reinterpret_cast<CUresult (*)(CUmoduleLoadingMode*)>(fn)(&mode) == CUDA_SUCCESS && mode == CU_MODULE_LAZY_LOADING;
+#else
+  return false;
+#endif
+}
 
 // A gnio Status as a C++ exception; translated to gnio.Error.
 struct StatusError {
@@ -191,6 +210,18 @@ class Receiver {
     if (!r) raise(r.status());
     rx_ = std::move(*r);
     device_ = rx_.emulated() ? Device{1, 0} : Device{2, rx_.cuda_ordinal()};
+    if (!rx_.emulated() && lazy_module_loading()) {
+      {
+        py::gil_scoped_release nogil;
+        (void)rx_.close(std::chrono::milliseconds(0));
+      }
+      raise(Status(Errc::NotSupported, Layer::Cuda,
+                   "CUDA loads kernels lazily in this process (CUDA_MODULE_LOADING is LAZY or unset): the first "
+                   "launch of a PyTorch or CuPy kernel would wait forever for gnio's persistent kernel; import gnio "
+                   "before torch or cupy (it sets CUDA_MODULE_LOADING=EAGER) or set CUDA_MODULE_LOADING=EAGER in the "
+                   "environment",
+                   Axis::Cuda));
+    }
   }
 
   // ("batch", Batch) | ("timeout", None) | ("end", None). Waits without the

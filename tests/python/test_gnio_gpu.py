@@ -3,7 +3,10 @@
 byte checks done on the GPU against the tests' own pcap reader. Exits 77 (skipped) without a CUDA GPU
 or without torch and cupy."""
 import os
+import subprocess
 import sys
+
+import gnio  # before torch and cupy: it makes CUDA load kernels eagerly
 
 try:
     import torch
@@ -14,7 +17,6 @@ try:
 except ImportError:
     cupy = None
 
-import gnio
 from pcapfile import read_pcap
 
 SKIP = 77
@@ -66,6 +68,28 @@ def check_with(lib, path):
     print("%s: %d packets of %s equal the capture's" % (lib, len(want_lengths), os.path.basename(path)))
 
 
+LAZY_PROBE = """
+import os, sys
+import torch
+import gnio
+try:
+    gnio.Receiver("pcap:" + sys.argv[1], gpu="auto", batch=16, snap=64)
+except gnio.Error as e:
+    print(e.code)
+    sys.exit(0)
+print("opened")
+"""
+
+
+def check_lazy_loading_refused(path):
+    """torch first under CUDA_MODULE_LOADING=LAZY: the Receiver refuses instead of hanging later."""
+    env = dict(os.environ, CUDA_MODULE_LOADING="LAZY")
+    out = subprocess.run([sys.executable, "-c", LAZY_PROBE, path], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "NOT_SUPPORTED", (out.returncode, out.stdout, out.stderr)
+    print("lazy loading: refused with NOT_SUPPORTED")
+
+
 def main():
     libs = [name for name, mod in (("torch", torch), ("cupy", cupy)) if mod is not None]
     if not libs:
@@ -74,9 +98,12 @@ def main():
     if torch is not None and not torch.cuda.is_available():
         print("SKIP: no CUDA device")
         return SKIP
+    assert os.environ.get("CUDA_MODULE_LOADING") == "EAGER", os.environ.get("CUDA_MODULE_LOADING")
     for lib in libs:
         for name in ("dns.pcap", "http.pcap"):
             check_with(lib, os.path.join(DATA, "captures", name))
+    if torch is not None:
+        check_lazy_loading_refused(os.path.join(DATA, "captures", "dns.pcap"))
     return 0
 
 
