@@ -11,9 +11,19 @@ received packets on cuda:N made by torch.from_dlpack from the batch's own memory
 import argparse
 import time
 
+import gnio  # before torch: gnio makes CUDA load kernels eagerly (see docs/PYTHON.md)
+
 import torch
 
-import gnio
+
+def classify(model, x, n, snap):
+    """Class scores of a batch: x uint8 [k, snap] packets, n uint32 [k] lengths."""
+    n = n.to(torch.int64)
+    hist = torch.zeros(x.shape[0], 256, device=x.device)
+    hist.scatter_add_(1, x.to(torch.int64), torch.ones_like(x, dtype=torch.float32))
+    keep = torch.clamp(n, max=snap).to(torch.float32).unsqueeze(1)
+    hist[:, 0] -= snap - keep.squeeze(1)   # the zero padding is not packet bytes
+    return model(hist / keep.clamp(min=1))
 
 
 def main():
@@ -25,27 +35,29 @@ def main():
     ap.add_argument("--snap", type=int, default=256)
     a = ap.parse_args()
 
-    with gnio.Receiver(a.spec, gpu=a.gpu, queues=a.queues, batch=a.batch, snap=a.snap) as rx:
-        device = torch.device(rx.device)
-        model = torch.nn.Linear(256, 4).to(device)
-        classes = torch.zeros(4, dtype=torch.int64, device=device)
-        start = time.monotonic()
-        with torch.no_grad():
+    device = torch.device("cpu" if a.gpu.startswith("cpu") or not torch.cuda.is_available() else "cuda")
+    model = torch.nn.Linear(256, 4).to(device)
+    classes = torch.zeros(4, dtype=torch.int64, device=device)
+    with torch.no_grad():
+        # Once on zeros before the Receiver opens: CUDA cannot load torch's kernels or set up cuBLAS
+        # while gnio's persistent kernel runs.
+        classify(model, torch.zeros(2, a.snap, dtype=torch.uint8, device=device),
+                 torch.zeros(2, dtype=torch.int32, device=device), a.snap).argmax(1).bincount(minlength=4)
+        with gnio.Receiver(a.spec, gpu=a.gpu, queues=a.queues, batch=a.batch, snap=a.snap) as rx:
+            if torch.device(rx.device).type != device.type:
+                raise SystemExit("gnio opened %s but torch set up %s; pass --gpu cpu or a GPU" % (rx.device, device))
+            start = time.monotonic()
             for batch in rx.batches(timeout_ms=100):
                 with batch:
                     # __dlpack__ gets torch's current stream: the buffer goes back only after the work
                     # queued on it below has finished.
                     x = torch.from_dlpack(batch.data)                         # uint8 [n, snap]
-                    n = torch.from_dlpack(batch.lengths).to(torch.int64)      # uint32 -> int64 [n]
-                    hist = torch.zeros(x.shape[0], 256, device=device)
-                    hist.scatter_add_(1, x.to(torch.int64), torch.ones_like(x, dtype=torch.float32))
-                    keep = torch.clamp(n, max=a.snap).to(torch.float32).unsqueeze(1)
-                    hist[:, 0] -= a.snap - keep.squeeze(1)   # the zero padding is not packet bytes
-                    scores = model(hist / keep.clamp(min=1))
+                    n = torch.from_dlpack(batch.lengths)                      # uint32 [n]
+                    scores = classify(model, x, n, a.snap)
                     classes += torch.bincount(scores.argmax(1), minlength=4)
-                    del x, n, hist, scores
-        elapsed = time.monotonic() - start
-        s = rx.stats()
+                    del x, n, scores
+            elapsed = time.monotonic() - start
+            s = rx.stats()
     print("%d packets in %d batches on %s in %.2f s; classes %s; dropped %s" %
           (s["delivered"], s["batches"], rx.device, elapsed, classes.tolist(),
            {k: v for k, v in s["dropped"].items() if v}))
