@@ -21,7 +21,7 @@ test=(libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-14-dev
       libxdp-dev libbpf-dev dpdk-dev xdp-tools iproute2 ethtool
       tshark wireshark-common tcpdump dnsmasq-base bind9-dnsutils openssl iputils-ping arping curl tmux
       python3 python3-prometheus-client doxygen
-      python3-dev pybind11-dev python3-numpy libdlpack-dev
+      python3-dev pybind11-dev python3-numpy libdlpack-dev python3-pytest python3-dpkt
       pmacct nfdump libfixbuf-tools)
 # Collectors whose packages ship init scripts and systemd units that their
 # postinst would start: installed under a policy-rc.d that forbids starting

@@ -63,6 +63,9 @@ done
 cp -r /usr/include/pybind11 /usr/include/dlpack "$dest/include/"
 mkdir -p "$dest/lib/cmake"
 cp -r /usr/lib/cmake/pybind11 "$dest/lib/cmake/"
+# dpkt (pure Python), the Python tests' independent pcap reader.
+mkdir -p "$dest/python"
+cp -r /usr/lib/python3/dist-packages/dpkt "$dest/python/"
 # A relocatable libpcap.pc: pkg-config consumers of gnio.pc need it.
 mkdir -p "$dest/$multiarch/pkgconfig"
 cat >"$dest/$multiarch/pkgconfig/libpcap.pc" <<PC

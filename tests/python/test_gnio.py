@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The Python module on the emulated device, with Debian's python3 and numpy.
 
-Each packet of a capture is compared with the tests' own pcap reader (pcapfile.py); counts are exact.
+Each packet of a capture is compared with what dpkt reads from the same file (pcapfile.py); counts are exact.
 """
 import glob
 import json

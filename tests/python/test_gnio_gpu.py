@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """The Python module on a CUDA GPU: torch.from_dlpack and cupy.from_dlpack on live batches, with the
-byte checks done on the GPU against the tests' own pcap reader. Exits 77 (skipped) without a CUDA GPU
+byte checks done on the GPU against dpkt's reading of the same capture. Exits 77 (skipped) without a CUDA GPU
 or without torch and cupy."""
 import os
 import subprocess
