@@ -5,26 +5,21 @@
 // packet-processing` on the same synthetic traffic without and with
 // --ipfix (every flow exported every second), its packet rate as a ratio to
 // the run without, measured in the same invocation.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/machine.hpp"
 #include "common/table.hpp"
 #include "gnio/gpu.hpp"
 #include "gnio/ipfix.hpp"
+#include "udp_sink.hpp"
 
 namespace {
 
@@ -87,29 +82,8 @@ Row encode_only(uint64_t n) {
 }
 
 Row encode_and_send(uint64_t n) {
-  const int rx = socket(AF_INET, SOCK_DGRAM, 0);
-  const int big = 32 << 20;
-  setsockopt(rx, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(rx, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(rx, reinterpret_cast<sockaddr*>(&a), &len);
-  std::atomic<bool> done{false};
-  std::atomic<uint64_t> datagrams{0};
-  std::thread drain([&] {
-    std::vector<uint8_t> b(65536);
-    for (;;) {
-      pollfd p{rx, POLLIN, 0};
-      if (::poll(&p, 1, 100) <= 0) {
-        if (done) return;
-        continue;
-      }
-      if (recv(rx, b.data(), b.size(), 0) > 0) datagrams.fetch_add(1, std::memory_order_relaxed);
-    }
-  });
-  auto e = ipfix::Exporter::open(*ipfix::parse_collector("udp://127.0.0.1:" + std::to_string(ntohs(a.sin_port))),
+  test::UdpDrain drain;
+  auto e = ipfix::Exporter::open(*ipfix::parse_collector(drain.url()),
                                  {flow_template()}, {});
   Row row;
   if (!e) {
@@ -127,10 +101,7 @@ Row encode_and_send(uint64_t n) {
     row.sent = e->stats().records_sent;
     row.lost = e->stats().lost_total();
   }
-  done = true;
-  drain.join();
-  row.received = datagrams.load();
-  close(rx);
+  row.received = drain.stop();
   return row;
 }
 
@@ -176,30 +147,12 @@ int main(int argc, char** argv) {
                     std::to_string(sent.lost), std::to_string(sent.received)});
   if (gnio.empty()) return 0;
   // The run rows: a UDP sink drains what --ipfix sends.
-  const int sink = socket(AF_INET, SOCK_DGRAM, 0);
-  const int big = 32 << 20;
-  setsockopt(sink, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(sink, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  getsockname(sink, reinterpret_cast<sockaddr*>(&a), &len);
-  std::atomic<bool> done{false};
-  std::thread drain([&] {
-    std::vector<uint8_t> b(65536);
-    while (!done) {
-      pollfd p{sink, POLLIN, 0};
-      if (::poll(&p, 1, 100) > 0) (void)recv(sink, b.data(), b.size(), 0);
-    }
-  });
+  test::UdpDrain sink;
   const std::string common = "--rx " + rx + " --flow-slots " + std::to_string(flow_slots);
   const double without = run_mpps(gnio, common);
-  const double with = run_mpps(gnio, common + " --ipfix udp://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) +
+  const double with = run_mpps(gnio, common + " --ipfix " + sink.url() +
                                          " --flow-active-timeout 1 --flow-idle-timeout 1");
-  done = true;
-  drain.join();
-  close(sink);
+  sink.stop();
   std::printf("\n");
   bench::print_header({"gnio run packet-processing (emulated device)", "Mpps", "ratio to without export"}, "lrr");
   bench::print_row({"without --ipfix (baseline)", bench::fmt("%.3f", without), "1.00"});

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "gnio/ipfix.hpp"
+#include "udp_sink.hpp"
 
 namespace gnio::ipfix {
 namespace {
@@ -134,32 +135,7 @@ TEST(IpfixEncoding, CollectorUrls) {
   }
 }
 
-// A UDP socket on a free loopback port: the collector side of a test.
-struct UdpPeer {
-  int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-  uint16_t port = 0;
-  UdpPeer() {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
-  }
-  ~UdpPeer() { ::close(fd); }
-  std::vector<std::vector<uint8_t>> receive_all() {
-    std::vector<std::vector<uint8_t>> out;
-    for (;;) {
-      pollfd p{fd, POLLIN, 0};
-      if (::poll(&p, 1, 200) <= 0) return out;
-      std::vector<uint8_t> b(65536);
-      const ssize_t n = recv(fd, b.data(), b.size(), 0);
-      b.resize(static_cast<size_t>(n));
-      out.push_back(std::move(b));
-    }
-  }
-};
+using UdpPeer = gnio::test::LoopbackUdp;
 
 std::vector<uint8_t> record(uint32_t i) {
   RecordWriter r;
