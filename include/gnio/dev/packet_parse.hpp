@@ -207,23 +207,20 @@ GNIO_HD inline bool whole(const ParsedPacket& out) { return !has_flag(out.flags,
 
 }  // namespace detail
 
-/// @brief Parses Ethernet, up to two VLAN tags, IPv4 (with options) or
-/// IPv6 (with up to eight hop-by-hop, routing, destination-options and
-/// fragment headers), then UDP, TCP, ICMP or ICMPv6.
-///
-/// A frame of another ethertype, or with a third VLAN tag, parses as L2
-/// only and returns true. Non-first fragments carry no L4 header: they get
-/// Fragment and no L4 flag.
-/// @param p The frame, starting at the Ethernet header.
-/// @param len Bytes of the frame that were captured.
-/// @param out Overwritten with the flags and offsets found. After a false
-///        return the headers that are whole are parsed and their offsets set.
-/// @return True for a whole, well-formed packet. False when the capture cut
-///         a header or the IP datagram (flags then hold what was recognised
-///         plus Truncated) or when a header is malformed (flags hold what
-///         was recognised plus Malformed).
-GNIO_HD inline bool parse_packet(const uint8_t* p, uint32_t len, ParsedPacket& out) {
-  out = ParsedPacket{};
+/// @brief Parses the IP packet at `p + off`, as parse_packet() parses the
+/// IP part of a frame: IPv4 (with options) or IPv6 (with up to eight
+/// extension headers), then UDP, TCP, ICMP or ICMPv6. For a packet that
+/// comes with no Ethernet header of its own (a tunnel's payload); offsets
+/// in `out` count from `p`.
+/// @param p The buffer the offsets count from.
+/// @param off The IP header's offset in it.
+/// @param len Bytes of the buffer that were captured (from `p`).
+/// @param ethertype 0x0800 (IPv4) or 0x86DD (IPv6); any other leaves `out`
+///        as it is and returns true.
+/// @param out Its ethertype, l3_offset, flags and the L4 fields are set;
+///        the flags found before (L2, VLAN) are kept.
+/// @return As parse_packet().
+GNIO_HD inline bool parse_ip(const uint8_t* p, uint32_t off, uint32_t len, uint16_t ethertype, ParsedPacket& out) {
   auto cut = [&out]() {
     out.flags |= bit(PacketFlags::Truncated);
     return false;
@@ -232,22 +229,10 @@ GNIO_HD inline bool parse_packet(const uint8_t* p, uint32_t len, ParsedPacket& o
     out.flags |= bit(PacketFlags::Malformed);
     return false;
   };
-  if (len < 14) return cut();
-  out.flags = bit(PacketFlags::L2Ether);
-  uint32_t off = 12;
-  uint16_t type = detail::load16(p + off);
-  while ((type == detail::kEtherVlan || type == detail::kEtherQinq) && out.vlan_count < 2) {
-    if (len < off + 6) return cut();
-    out.flags |= bit(PacketFlags::Vlan);
-    out.vlan_tci[out.vlan_count++] = detail::load16(p + off + 2);
-    off += 4;
-    type = detail::load16(p + off);
-  }
-  off += 2;
-  out.ethertype = type;
+  out.ethertype = ethertype;
   out.l3_offset = static_cast<uint16_t>(off);
 
-  if (type == detail::kEtherIpv4) {
+  if (ethertype == detail::kEtherIpv4) {
     out.flags |= bit(PacketFlags::L3Ipv4);
     if (len < off + 20) return cut();
     const uint32_t ihl = static_cast<uint32_t>(p[off] & 0x0F) * 4;
@@ -268,7 +253,7 @@ GNIO_HD inline bool parse_packet(const uint8_t* p, uint32_t len, ParsedPacket& o
     return detail::parse_l4(p, off + ihl, b, proto, out) && detail::whole(out);
   }
 
-  if (type == detail::kEtherIpv6) {
+  if (ethertype == detail::kEtherIpv6) {
     out.flags |= bit(PacketFlags::L3Ipv6);
     if (len < off + 40) return cut();
     if ((p[off] >> 4) != 6) return malformed();
@@ -299,6 +284,46 @@ GNIO_HD inline bool parse_packet(const uint8_t* p, uint32_t len, ParsedPacket& o
     return detail::parse_l4(p, l4, b, next, out) && detail::whole(out);
   }
   return true;
+}
+
+/// @brief Parses Ethernet, up to two VLAN tags, IPv4 (with options) or
+/// IPv6 (with up to eight hop-by-hop, routing, destination-options and
+/// fragment headers), then UDP, TCP, ICMP or ICMPv6.
+///
+/// A frame of another ethertype, or with a third VLAN tag, parses as L2
+/// only and returns true. Non-first fragments carry no L4 header: they get
+/// Fragment and no L4 flag.
+/// @param p The frame, starting at the Ethernet header.
+/// @param len Bytes of the frame that were captured.
+/// @param out Overwritten with the flags and offsets found. After a false
+///        return the headers that are whole are parsed and their offsets set.
+/// @return True for a whole, well-formed packet. False when the capture cut
+///         a header or the IP datagram (flags then hold what was recognised
+///         plus Truncated) or when a header is malformed (flags hold what
+///         was recognised plus Malformed).
+GNIO_HD inline bool parse_packet(const uint8_t* p, uint32_t len, ParsedPacket& out) {
+  out = ParsedPacket{};
+  if (len < 14) {
+    out.flags |= bit(PacketFlags::Truncated);
+    return false;
+  }
+  out.flags = bit(PacketFlags::L2Ether);
+  uint32_t off = 12;
+  uint16_t type = detail::load16(p + off);
+  while ((type == detail::kEtherVlan || type == detail::kEtherQinq) && out.vlan_count < 2) {
+    if (len < off + 6) {
+      out.flags |= bit(PacketFlags::Truncated);
+      return false;
+    }
+    out.flags |= bit(PacketFlags::Vlan);
+    out.vlan_tci[out.vlan_count++] = detail::load16(p + off + 2);
+    off += 4;
+    type = detail::load16(p + off);
+  }
+  off += 2;
+  out.ethertype = type;
+  out.l3_offset = static_cast<uint16_t>(off);
+  return parse_ip(p, off, len, type, out);
 }
 
 /// @brief Reads a 16-bit header field stored big-endian (network order).
