@@ -45,15 +45,22 @@ std::map<uint16_t, std::vector<Frame>> host_frames(const std::string& spec, uint
   return out;
 }
 
-// Takes every batch until the end, checks each packet against `want`.
-void receive_all_and_compare(const std::string& spec, uint16_t queues, uint32_t batch, uint32_t snap) {
-  const auto want = host_frames(spec, queues, snap);
+// A receiver's settings on the emulated device.
+BatchConfig emulated(const std::string& spec, uint32_t batch, uint32_t snap, uint32_t buffers = 0) {
   BatchConfig cfg;
   cfg.spec = spec;
   cfg.gpu = "cpu";
-  cfg.queues = queues;
   cfg.batch = batch;
   cfg.snap = snap;
+  cfg.buffers = buffers;
+  return cfg;
+}
+
+// Takes every batch until the end, checks each packet against `want`.
+void receive_all_and_compare(const std::string& spec, uint16_t queues, uint32_t batch, uint32_t snap) {
+  const auto want = host_frames(spec, queues, snap);
+  BatchConfig cfg = emulated(spec, batch, snap);
+  cfg.queues = queues;
   cfg.timeout = std::chrono::microseconds(200);
   auto rx = BatchReceiver::open(cfg);
   ASSERT_TRUE(rx) << rx.status().to_string();
@@ -122,12 +129,7 @@ TEST(BatchReceiver, MemSourceInPlace) {
 // The consumer holds every buffer: what the kernel receives then is
 // counted as pool_full, and after close every offered frame is accounted.
 TEST(BatchReceiver, HeldBuffersCountPoolFull) {
-  BatchConfig cfg;
-  cfg.spec = "synthetic:count=5000,size=64";
-  cfg.gpu = "cpu";
-  cfg.batch = 100;
-  cfg.buffers = 2;
-  cfg.snap = 64;
+  BatchConfig cfg = emulated("synthetic:count=5000,size=64", 100, 64, 2);
   cfg.when_full = WhenFull::Drop;
   auto rx = BatchReceiver::open(cfg);
   ASSERT_TRUE(rx) << rx.status().to_string();
@@ -163,12 +165,7 @@ TEST(BatchReceiver, HeldBuffersCountPoolFull) {
 // Out-of-order releases: the kernel refills whichever buffer is free, and
 // nothing is lost with WhenFull::Wait on a pull source.
 TEST(BatchReceiver, ReleasingOutOfOrderLosesNothing) {
-  BatchConfig cfg;
-  cfg.spec = "synthetic:count=3000,size=64-200,seed=2";
-  cfg.gpu = "cpu";
-  cfg.batch = 50;
-  cfg.buffers = 3;
-  cfg.snap = 32;
+  BatchConfig cfg = emulated("synthetic:count=3000,size=64-200,seed=2", 50, 32, 3);
   auto rx = BatchReceiver::open(cfg);
   ASSERT_TRUE(rx) << rx.status().to_string();
   EXPECT_EQ(rx->config().when_full, WhenFull::Wait);
@@ -195,10 +192,7 @@ TEST(BatchReceiver, ReleasingOutOfOrderLosesNothing) {
 }
 
 TEST(BatchReceiver, BadArgumentsAreInvalidValue) {
-  BatchConfig cfg;
-  cfg.spec = "synthetic:count=10";
-  cfg.gpu = "cpu";
-  cfg.snap = 0;
+  BatchConfig cfg = emulated("synthetic:count=10", 4096, 0);
   auto rx = BatchReceiver::open(cfg);
   ASSERT_FALSE(rx);
   EXPECT_EQ(rx.status().code(), Errc::InvalidValue);
