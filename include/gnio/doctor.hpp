@@ -46,13 +46,14 @@ struct Environment {
   bool pkg_config_system_dirs = true;  ///< False: pkg-config searches pkg_config_path only.
   std::string pkg_config = "pkg-config";  ///< The pkg-config program to run.
   std::string compat_dir;           ///< Directory of the compatibility tables; empty: those built into gnio from data/compat.
+  std::string cuda_module_loading;  ///< CUDA_MODULE_LOADING as this process sees it; empty: unset.
   CudaFacts cuda;                   ///< What the CUDA runtime and driver said.
   /// Opens a queue spec and returns its capabilities (EthDevice::open());
   /// empty: the NIC checks have no NIC to open.
   std::function<Result<EthCaps>(std::string_view spec)> open_nic;
 
   /// @brief The live machine: /sys, /proc, the toolkit find_cuda_root()
-  ///        finds, PKG_CONFIG_PATH, the CUDA runtime (queried now) and
+  ///        finds, PKG_CONFIG_PATH, CUDA_MODULE_LOADING, the CUDA runtime (queried now) and
   ///        EthDevice::open().
   /// @return The environment.
   static Environment real();

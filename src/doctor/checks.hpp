@@ -50,6 +50,7 @@ CheckResult check_doca_cuda(const Environment&, const Request&);
 CheckResult check_cuda_devices(const Environment&, const Request&);
 CheckResult check_cuda_bus_id(const Environment&, const Request&);
 CheckResult check_cuda_set_device(const Environment&, const Request&);
+CheckResult check_cuda_module_loading(const Environment&, const Request&);
 CheckResult check_gpudirect_peermem(const Environment&, const Request&);
 CheckResult check_gpudirect_dmabuf(const Environment&, const Request&);
 CheckResult check_nic_open(const Environment&, const Request&);

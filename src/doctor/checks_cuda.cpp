@@ -364,4 +364,24 @@ CheckResult check_cuda_set_device(const Environment& env, const Request& req) {
   return make(id, State::Pass, "cudaSetDevice(" + std::to_string(d->ordinal) + ") succeeded for " + d->bus_id);
 }
 
+// A module cannot be loaded into a context while one of its kernels runs:
+// the load waits for it, and a persistent kernel does not end. Lazy loading
+// defers every kernel's load to its first launch, so any CUDA code that
+// first runs beside gnio's kernels (PyTorch, CuPy, cuBLAS, one's own) hangs.
+CheckResult check_cuda_module_loading(const Environment& env, const Request& req) {
+  const char* id = "cuda.module_loading";
+  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu)");
+  if (env.cuda.devices.empty()) return make(id, State::Skip, "no CUDA device");
+  const std::string& mode = env.cuda_module_loading;
+  if (mode == "EAGER") return make(id, State::Pass, "CUDA_MODULE_LOADING=EAGER: kernels are loaded when CUDA starts");
+  const std::string found =
+      mode.empty() ? "CUDA_MODULE_LOADING is unset, so kernels load lazily (the default since CUDA 12.2)"
+                   : "CUDA_MODULE_LOADING=" + mode + ": kernels load lazily";
+  return make(id, State::Warn,
+              found + "; CUDA code that first runs while a persistent kernel runs waits for it forever",
+              "set CUDA_MODULE_LOADING=EAGER where a program runs other CUDA code beside gnio's kernels (the Python "
+              "module does so on import), or run that code once before gnio's kernels start; gnio's own tools "
+              "need neither");
+}
+
 }  // namespace gnio::doctor::detail

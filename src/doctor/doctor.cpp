@@ -13,7 +13,7 @@ namespace {
 
 using namespace detail;
 
-constexpr std::array<CheckInfo, 19> kChecks = {{
+constexpr std::array<CheckInfo, 20> kChecks = {{
     {"cuda.toolkit", "a CUDA toolkit is installed and its parts agree on one version (nvcc, version.json/.txt, cuda.h)",
      check_cuda_toolkit},
     {"cuda.driver", "an NVIDIA driver is loaded: kernel module and the CUDA driver library", check_cuda_driver},
@@ -26,6 +26,8 @@ constexpr std::array<CheckInfo, 19> kChecks = {{
     {"cuda.devices", "cudaGetDeviceCount >= 1 and every device's properties are readable", check_cuda_devices},
     {"cuda.bus_id", "the requested GPU resolves to one CUDA device and its PCIe bus id", check_cuda_bus_id},
     {"cuda.set_device", "cudaSetDevice succeeds for the requested GPU", check_cuda_set_device},
+    {"cuda.module_loading", "CUDA loads kernels eagerly, so that CUDA code run beside a persistent kernel cannot hang",
+     check_cuda_module_loading},
     {"gpudirect.peermem", "nvidia_peermem is loaded (GPUDirect RDMA backends need it; gnio's CPU proxy does not)",
      check_gpudirect_peermem},
     {"gpudirect.dmabuf", "GPU memory can be shared with the NIC as dma-buf (Linux >= 5.12, NVIDIA open modules)",

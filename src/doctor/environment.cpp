@@ -53,6 +53,7 @@ Environment Environment::real() {
   Environment env;
   env.cuda_root = find_cuda_root();
   if (const char* p = std::getenv("PKG_CONFIG_PATH")) env.pkg_config_path = p;
+  if (const char* m = std::getenv("CUDA_MODULE_LOADING")) env.cuda_module_loading = m;
 #if GNIO_HAVE_CUDA
   env.cuda.built_with_cuda = true;
   env.cuda.set_device = cuda_set_device;

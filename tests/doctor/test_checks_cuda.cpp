@@ -318,4 +318,21 @@ TEST(SetDevice, ReportsTheRuntimeError) {
       << r.found;
 }
 
+TEST(ModuleLoading, WarnsUnlessEager) {
+  FakeHost h;
+  auto r = h.run("cuda.module_loading");
+  EXPECT_EQ(r.state, State::Warn);
+  EXPECT_TRUE(contains(r.found, "CUDA_MODULE_LOADING is unset")) << r.found;
+  EXPECT_TRUE(contains(r.fix, "CUDA_MODULE_LOADING=EAGER")) << r.fix;
+  h.env.cuda_module_loading = "LAZY";
+  r = h.run("cuda.module_loading");
+  EXPECT_EQ(r.state, State::Warn);
+  EXPECT_TRUE(contains(r.found, "CUDA_MODULE_LOADING=LAZY")) << r.found;
+  h.env.cuda_module_loading = "EAGER";
+  EXPECT_EQ(h.run("cuda.module_loading").state, State::Pass);
+  EXPECT_EQ(h.run("cuda.module_loading", cpu_request()).state, State::Skip);
+  h.env.cuda.devices.clear();
+  EXPECT_EQ(h.run("cuda.module_loading").state, State::Skip);
+}
+
 }  // namespace
