@@ -105,8 +105,8 @@ class Gpu {
   ///        "all" alone.
   /// @return The entries in the order given ("all" as the one entry), or
   ///         InvalidValue naming the entry that is empty, is no bus id,
-  ///         "auto" or valid "cpu:N", is "all" beside others, or repeats
-  ///         another.
+  ///         "auto" or valid "cpu:N", or is "all" beside others (a
+  ///         device named twice is open_list()'s BadState).
   static Result<std::vector<std::string>> parse_list(std::string_view list);
 
   /// @brief Opens several devices, one context each, in the order given.

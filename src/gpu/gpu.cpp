@@ -343,8 +343,7 @@ Result<std::vector<std::string>> Gpu::parse_list(std::string_view list_text) {
   const auto refuse = [&](const std::string& why) {
     return Status(Errc::InvalidValue, Layer::Gpu, "GPU list \"" + list + "\": " + why);
   };
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string& name = names[i];
+  for (const std::string& name : names) {
     if (name.empty()) return refuse("has an empty entry; separate devices by single commas");
     if (name == "all") {
       if (names.size() > 1) return refuse("\"all\" already names every CUDA device; give it alone");
@@ -354,8 +353,6 @@ Result<std::vector<std::string>> Gpu::parse_list(std::string_view list_text) {
     if (!emulated) return refuse("entry \"" + name + "\" names no emulated device: use cpu:0 .. cpu:63");
     if (emulated->empty() && name != "auto" && normalize_bus_id(name).empty())
       return refuse("entry \"" + name + "\" is not a PCIe bus id (dddd:bb:dd.f), \"auto\", \"all\" or \"cpu:N\"");
-    for (size_t j = 0; j < i; ++j)
-      if (names[j] == name) return refuse("names \"" + name + "\" twice; one context per GPU");
   }
   return names;
 }
