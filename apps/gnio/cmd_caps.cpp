@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // gnio caps: both capability axes for a NIC spec and a GPU, saved as a
 // snapshot or compared with one ("the diff against this baseline is the bug").
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "gnio/text_escape.hpp"
 #include "gnio/capabilities.hpp"
 #include "gnio/driver_report.hpp"
+#include "gnio/gpu.hpp"
 #include "options.hpp"
 
 namespace gnio::cli {
@@ -84,30 +86,50 @@ void run_diff(const CapsOptions& o) {
   if (!changes.empty()) exit_with(1);
 }
 
+// Emulated devices need no CUDA runtime: it is asked only when an entry
+// may name a CUDA device.
+std::vector<CudaDeviceInfo> devices_for(const std::string& list) {
+  auto parsed = Gpu::parse_list(list);
+  if (parsed && std::all_of(parsed->begin(), parsed->end(), [](const std::string& e) { return Gpu::names_emulated(e); }))
+    return {};
+  auto listed = list_cuda_devices();
+  return listed ? std::move(*listed) : std::vector<CudaDeviceInfo>{};
+}
+
 void run_caps(const CapsOptions& o) {
   if (!o.diff.empty()) return run_diff(o);
-  CapabilityReport r = discover(o.target.nic, o.target.gpu);
+  const std::vector<CudaDeviceInfo> devices = devices_for(o.target.gpu);
+  const std::vector<std::string> gpus = gpu_entries("caps", o.target, devices);
+  // The features are those of the first GPU; the others are listed with it.
+  const std::string first = gpus.empty() ? o.target.gpu : gpus.front();
+  CapabilityReport r = discover(o.target.nic, first);
   // A live driver also shows what it says of its NIC (afxdp: the kernel
   // of the interface, dpdk: DPDK of the port).
   auto nic = describe_nic(o.target.nic);
+  const nlohmann::json gpus_j = gpus_json(gpus, devices, "/sys");
   if (o.json) {
-    if (!nic) std::cout << to_json(r) << "\n";
-    else {
-      nlohmann::json j = nlohmann::json::parse(to_json(r, -1));
-      j["nic"][nic->json_key] = nlohmann::json::parse(nic->json);
-      std::cout << json_text(j) << "\n";
-    }
+    nlohmann::json j = nlohmann::json::parse(to_json(r, -1));
+    if (nic) j["nic"][nic->json_key] = nlohmann::json::parse(nic->json);
+    j["gpus"] = gpus_j;
+    std::cout << json_text(j) << "\n";
   } else {
     std::cout << format_report(r);
+    if (gpus.size() > 1) {
+      std::cout << "\nGPUs (features above are those of " << first << ")\n";
+      for (const auto& g : gpus_j)
+        std::cout << "  " << g["gpu"].get<std::string>() << ": " << g["kind"].get<std::string>()
+                  << (g["bus_id"].is_null() ? "" : ", bus " + g["bus_id"].get<std::string>())
+                  << (g["numa_node"].is_null() ? "" : ", NUMA " + std::to_string(g["numa_node"].get<int>())) << "\n";
+    }
     if (nic) std::cout << "\n" << nic->title << " (" << o.target.nic << ")\n" << nic->text;
   }
   if (!o.save.empty()) save_snapshot(r, o.save);
   // An axis the user named explicitly and that could not be queried is an
   // error; "--gpu auto" on a host without a GPU is an answer.
   bool nic_failed = r.nic.state == NicAxis::State::Unavailable;
-  bool gpu_failed = r.cuda.state == CudaAxis::State::Unavailable && o.gpu_opt->count() > 0 && o.target.gpu != "auto";
+  bool gpu_failed = r.cuda.state == CudaAxis::State::Unavailable && o.gpu_opt->count() > 0 && first != "auto";
   if (nic_failed) std::cerr << "gnio caps: --nic " << o.target.nic << ": " << r.nic.error << "\n";
-  if (gpu_failed) std::cerr << "gnio caps: --gpu " << o.target.gpu << ": " << r.cuda.error << "\n";
+  if (gpu_failed) std::cerr << "gnio caps: --gpu " << first << ": " << r.cuda.error << "\n";
   if (nic_failed || gpu_failed) exit_with(1);
 }
 
@@ -136,6 +158,7 @@ void add_caps_command(CLI::App& app) {
       "Examples:\n"
       "  gnio caps --nic synthetic:count=10 --gpu auto     both axes, first CUDA GPU\n"
       "  gnio caps --nic pcap:data/sample.pcap --gpu cpu   the emulated device\n"
+      "  gnio caps --gpu all --json | jq '.gpus'          every CUDA GPU: bus id, NUMA node\n"
       "  gnio caps --nic loop: --gpu 0000:06:00.0 --save baseline.json\n"
       "  gnio caps --diff baseline.json                    what changed since (exit 1 if anything)\n"
       "  gnio caps --nic afxdp:eth0 --gpu auto            also the interface: channels, XDP modes, MTU\n"

@@ -2,6 +2,7 @@
 // gnio doctor: one row per environment precondition, exit 1 on any FAIL.
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "gnio/doctor.hpp"
@@ -19,9 +20,14 @@ struct DoctorOptions {
 
 void run_doctor(const DoctorOptions& o) {
   doctor::Environment env = make_environment(o.roots);
+  const std::vector<std::string> gpus = gpu_entries("doctor", o.target, env.cuda.devices);
   std::vector<doctor::CheckResult> results = doctor::run_all(env, make_request(o.target));
-  if (o.json) std::cout << doctor::to_json(results) << "\n";
-  else std::cout << doctor::format_table(results);
+  if (o.json) {
+    nlohmann::json j = nlohmann::json::parse(doctor::to_json(results, -1));
+    j["gpus"] = gpus_json(gpus, env.cuda.devices, env.sys_root);
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  } else
+    std::cout << doctor::format_table(results);
   if (int code = doctor::exit_code(results); code != 0) exit_with(code);
 }
 
@@ -46,6 +52,7 @@ void add_doctor_command(CLI::App& app) {
       "  gnio doctor --gpu 0000:06:00.0 --nic afxdp:eth1 --ring-bytes 256m\n"
       "                                                what this GPU, NIC and ring size need\n"
       "  gnio doctor --gpu cpu --nic synthetic:count=10   the emulated device: CUDA rows SKIP\n"
+      "  gnio doctor --gpu all --nic afxdp:eth1 --json   every GPU's placement against the NIC, a \"gpus\" array\n"
       "  gnio doctor --json | jq '.checks[] | select(.state==\"FAIL\")'\n"
       "  gnio doctor --sys-root /tmp/sys --proc-root /tmp/proc   audit a copied tree\n"
       "WARN rows do not fail the run: gnio's CPU-proxy engine works without GPUDirect RDMA.");

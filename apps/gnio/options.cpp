@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "options.hpp"
 
+#include <fstream>
+#include <iostream>
+
+#include "gnio/gpu.hpp"
+
 namespace gnio::cli {
 
 void add_target_options(CLI::App* cmd, TargetOptions& t, bool with_ring_bytes) {
@@ -9,9 +14,10 @@ void add_target_options(CLI::App* cmd, TargetOptions& t, bool with_ring_bytes) {
                   "afxdp:IFACE, dpdk:...")
       ->type_name("SPEC");
   cmd->add_option("--gpu", t.gpu,
-                  "GPU to drive: a PCIe bus id (0000:06:00.0, as nvidia-smi -L prints it), 'auto' (the first CUDA "
-                  "device) or 'cpu' (the emulated device)")
-      ->type_name("BUSID|auto|cpu")
+                  "GPUs to drive, comma-separated: PCIe bus ids (0000:06:00.0, as nvidia-smi -L prints them), 'auto' "
+                  "(the first CUDA device), 'cpu:N' (emulated device N; 'cpu' is cpu:0), or 'all' alone (every CUDA "
+                  "device)")
+      ->type_name("BUSID,...|auto|all|cpu:N")
       ->capture_default_str();
   if (with_ring_bytes)
     cmd->add_option("--ring-bytes", t.ring_bytes,
@@ -50,6 +56,57 @@ doctor::Environment make_environment(const RootOptions& r) {
   if (!r.pkg_config_path.empty()) env.pkg_config_path = r.pkg_config_path;
   if (!r.compat_dir.empty()) env.compat_dir = r.compat_dir;
   return env;
+}
+
+std::vector<std::string> gpu_entries(const std::string& command, const TargetOptions& t,
+                                     const std::vector<CudaDeviceInfo>& devices) {
+  auto parsed = Gpu::parse_list(t.gpu);
+  if (!parsed) {
+    std::cerr << "gnio " << command << ": --gpu " << t.gpu << ": " << parsed.status().to_string() << "\n";
+    exit_with(2);
+  }
+  if (parsed->front() != "all") return std::move(*parsed);
+  std::vector<std::string> all;
+  for (const CudaDeviceInfo& d : devices) all.push_back(d.bus_id);
+  return all;
+}
+
+namespace {
+
+const CudaDeviceInfo* find_device(const std::string& entry, const std::vector<CudaDeviceInfo>& devices) {
+  if (entry == "auto") return devices.empty() ? nullptr : &devices.front();
+  const std::string bus = normalize_bus_id(entry);
+  for (const CudaDeviceInfo& d : devices)
+    if (d.bus_id == bus) return &d;
+  return nullptr;
+}
+
+// sysfs writes -1 where the platform has no NUMA information.
+nlohmann::json numa_node(const std::string& sys_root, const std::string& bus_id) {
+  std::ifstream in(sys_root + "/bus/pci/devices/" + bus_id + "/numa_node");
+  int node = -1;
+  if (!(in >> node) || node < 0) return nullptr;
+  return node;
+}
+
+}  // namespace
+
+nlohmann::json gpus_json(const std::vector<std::string>& entries, const std::vector<CudaDeviceInfo>& devices,
+                         const std::string& sys_root) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const std::string& e : entries) {
+    nlohmann::json g{{"gpu", e}, {"bus_id", nullptr}, {"numa_node", nullptr}};
+    if (Gpu::names_emulated(e)) g["kind"] = "emulated";
+    else if (const CudaDeviceInfo* d = find_device(e, devices)) {
+      g["kind"] = "cuda";
+      g["bus_id"] = d->bus_id;
+      g["ordinal"] = d->ordinal;
+      g["numa_node"] = numa_node(sys_root, d->bus_id);
+    } else
+      g["kind"] = "unavailable";
+    gpus.push_back(std::move(g));
+  }
+  return gpus;
 }
 
 void exit_with(int code) { throw CLI::RuntimeError(code); }

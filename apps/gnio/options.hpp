@@ -5,8 +5,11 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "gnio/cuda_info.hpp"
 #include "gnio/doctor.hpp"
 
 namespace gnio::cli {
@@ -31,6 +34,15 @@ void add_root_options(CLI::App* cmd, RootOptions& r);
 doctor::Request make_request(const TargetOptions& t);
 // The live machine, with the roots the user overrode.
 doctor::Environment make_environment(const RootOptions& r);
+
+// The entries of --gpu (a list, "all" expanded to the devices' bus ids); a
+// list that does not parse ends the subcommand with status 2 and the reason.
+std::vector<std::string> gpu_entries(const std::string& command, const TargetOptions& t,
+                                     const std::vector<CudaDeviceInfo>& devices);
+// One object per entry: what it names ("cuda", "emulated", "unavailable"),
+// the bus id and the NUMA node sysfs under sys_root gives (null when none).
+nlohmann::json gpus_json(const std::vector<std::string>& entries, const std::vector<CudaDeviceInfo>& devices,
+                         const std::string& sys_root);
 
 // Ends the subcommand with this exit status (CLI11 turns it into main's).
 [[noreturn]] void exit_with(int code);

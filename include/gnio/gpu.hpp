@@ -97,6 +97,18 @@ class Gpu {
     return name == "cpu" || name.substr(0, 4) == "cpu:";
   }
 
+  /// @brief Splits and checks a `--gpu` list without opening a device.
+  ///
+  /// Checks the text of each entry only: whether a bus id names a present
+  /// CUDA device is open()'s question.
+  /// @param list Comma-separated open() names ("0000:06:00.0,cpu:1"), or
+  ///        "all" alone.
+  /// @return The entries in the order given ("all" as the one entry), or
+  ///         InvalidValue naming the entry that is empty, is no bus id,
+  ///         "auto" or valid "cpu:N", or is "all" beside others (a
+  ///         device named twice is open_list()'s BadState).
+  static Result<std::vector<std::string>> parse_list(std::string_view list);
+
   /// @brief Opens several devices, one context each, in the order given.
   ///
   /// What `--gpu A,B` asks for: any mix of bus ids, "auto" and emulated

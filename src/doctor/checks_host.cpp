@@ -7,6 +7,7 @@
 
 #include "doctor/checks.hpp"
 #include "doctor/util.hpp"
+#include "gnio/gpu.hpp"
 
 namespace gnio::doctor::detail {
 
@@ -118,7 +119,7 @@ std::string meminfo_value(const std::string& meminfo, const std::string& key) {
 
 CheckResult check_gpudirect_peermem(const Environment& env, const Request& req) {
   const char* id = "gpudirect.peermem";
-  if (req.gpu == "cpu") return make(id, State::Skip, "emulated device requested (--gpu cpu): no GPU memory to share");
+  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu): no GPU memory to share");
   auto modules = read_file(env.proc_root + "/modules").value_or("");
   auto loaded = [&](const std::string& name) {
     return path_exists(env.sys_root + "/module/" + name) || modules.rfind(name + " ", 0) == 0 ||
@@ -137,7 +138,7 @@ CheckResult check_gpudirect_peermem(const Environment& env, const Request& req) 
 
 CheckResult check_gpudirect_dmabuf(const Environment& env, const Request& req) {
   const char* id = "gpudirect.dmabuf";
-  if (req.gpu == "cpu") return make(id, State::Skip, "emulated device requested (--gpu cpu): no GPU memory to share");
+  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu): no GPU memory to share");
   std::string kernel = trim(read_file(env.proc_root + "/sys/kernel/osrelease").value_or(""));
   auto nv = read_file(env.proc_root + "/driver/nvidia/version");
   std::string module = nv ? parse_nvidia_driver_version(*nv) : std::string();
@@ -301,36 +302,71 @@ CheckResult check_host_iommu(const Environment& env, const Request& req) {
   return make(id, State::Pass, found);
 }
 
+// Where one GPU sits relative to the NIC, in nvidia-smi topo's words.
+CheckResult place_gpu(const Environment& env, const char* id, const PciPlace& nic, const Request& one) {
+  std::string why;
+  const CudaDeviceInfo* gpu = resolve_gpu(env, one, &why);
+  if (gpu == nullptr) return make(id, State::Skip, "no GPU: " + why);
+  auto g = pci_place(env, env.sys_root + "/bus/pci/devices/" + gpu->bus_id);
+  if (!g) return make(id, State::Skip, "sysfs does not show where the GPU " + gpu->bus_id + " sits");
+  std::string found = "NIC " + nic.chain.back() + " (NUMA " + (nic.numa.empty() ? "?" : nic.numa) + "), GPU " +
+                      g->chain.back() + " (NUMA " + (g->numa.empty() ? "?" : g->numa) + "): ";
+  const std::string fix = "place the NIC and the GPU under one PCIe switch (nvidia-smi topo -m shows PIX/PXB), or at "
+                          "least on one root complex and NUMA node; pin the engine threads to that node";
+  const bool other_numa = !nic.numa.empty() && !g->numa.empty() && nic.numa != g->numa;
+  if (nic.root != g->root) {
+    if (other_numa)
+      return make(id, State::Warn, found + "different NUMA nodes (SYS): traffic crosses the socket interconnect", fix);
+    return make(id, State::Warn, found + "different PCIe host bridges " + nic.root + " / " + g->root + " (NODE)", fix);
+  }
+  if (other_numa) return make(id, State::Warn, found + "one host bridge " + nic.root + " but different NUMA nodes", fix);
+  size_t common = 0;
+  while (common < nic.chain.size() && common < g->chain.size() && nic.chain[common] == g->chain[common]) ++common;
+  if (common == 0) return make(id, State::Pass, found + "same host bridge " + nic.root + " (PHB): acceptable");
+  bool pix = nic.chain.size() == common + 1 && g->chain.size() == common + 1;
+  return make(id, State::Pass,
+              found + (pix ? "behind one PCIe bridge " : "behind shared PCIe bridges below ") + nic.chain[common - 1] +
+                  (pix ? " (PIX)" : " (PXB)"));
+}
+
 CheckResult check_host_pcie_placement(const Environment& env, const Request& req) {
   const char* id = "host.pcie_placement";
-  if (req.gpu == "cpu") return make(id, State::Skip, "emulated device requested (--gpu cpu): no GPU on PCIe");
+  auto entries = Gpu::parse_list(req.gpu);
+  if (!entries)
+    return make(id, State::Fail, entries.status().message(),
+                "name GPUs by PCIe bus id, auto, all or cpu:N, separated by single commas");
+  std::vector<std::string> gpus;
+  for (const std::string& e : *entries) {
+    if (e != "all") gpus.push_back(e);
+    else
+      for (const CudaDeviceInfo& d : env.cuda.devices) gpus.push_back(d.bus_id);
+  }
+  std::vector<std::string> real;
+  for (const std::string& g : gpus)
+    if (!Gpu::names_emulated(g)) real.push_back(g);
+  if (real.empty())
+    return make(id, State::Skip, "emulated device(s) requested (--gpu " + req.gpu + "): no GPU on PCIe");
   if (req.nic_spec.empty()) return make(id, State::Skip, "no --nic SPEC given");
   std::string why;
   std::string nic_link = nic_sysfs_link(env, req.nic_spec, &why);
   if (nic_link.empty()) return make(id, State::Skip, why);
-  const CudaDeviceInfo* gpu = resolve_gpu(env, req, &why);
-  if (gpu == nullptr) return make(id, State::Skip, "no GPU: " + why);
   auto nic = pci_place(env, nic_link);
-  auto g = pci_place(env, env.sys_root + "/bus/pci/devices/" + gpu->bus_id);
-  if (!nic || !g)
-    return make(id, State::Skip,
-                std::string("sysfs does not show where the ") + (!nic ? "NIC" : "GPU " + gpu->bus_id) + " sits");
-  std::string found = "NIC " + nic->chain.back() + " (NUMA " + (nic->numa.empty() ? "?" : nic->numa) + "), GPU " +
-                      g->chain.back() + " (NUMA " + (g->numa.empty() ? "?" : g->numa) + "): ";
-  const std::string fix = "place the NIC and the GPU under one PCIe switch (nvidia-smi topo -m shows PIX/PXB), or at "
-                          "least on one root complex and NUMA node; pin the engine threads to that node";
-  if (nic->root != g->root) {
-    if (!nic->numa.empty() && !g->numa.empty() && nic->numa != g->numa)
-      return make(id, State::Warn, found + "different NUMA nodes (SYS): traffic crosses the socket interconnect", fix);
-    return make(id, State::Warn, found + "different PCIe host bridges " + nic->root + " / " + g->root + " (NODE)", fix);
+  if (!nic) return make(id, State::Skip, "sysfs does not show where the NIC sits");
+  auto place = [&](const std::string& gpu) {
+    Request one = req;
+    one.gpu = gpu;
+    return place_gpu(env, id, *nic, one);
+  };
+  if (gpus.size() == 1) return place(gpus.front());
+  // Several GPUs: one verdict per GPU in one row; the worst decides.
+  CheckResult all = make(id, State::Skip, "");
+  for (const std::string& gpu : gpus) {
+    CheckResult r = Gpu::names_emulated(gpu) ? make(id, State::Skip, "emulated, not on PCIe") : place(gpu);
+    all.found += (all.found.empty() ? "" : "; ") + std::string("[") + gpu + "] " + r.found;
+    if (r.state == State::Warn || (r.state == State::Pass && all.state == State::Skip)) all.state = r.state;
+    if (all.fix.empty()) all.fix = r.fix;
   }
-  size_t common = 0;
-  while (common < nic->chain.size() && common < g->chain.size() && nic->chain[common] == g->chain[common]) ++common;
-  if (common == 0) return make(id, State::Pass, found + "same host bridge " + nic->root + " (PHB): acceptable");
-  bool pix = nic->chain.size() == common + 1 && g->chain.size() == common + 1;
-  return make(id, State::Pass,
-              found + (pix ? "behind one PCIe bridge " : "behind shared PCIe bridges below ") + nic->chain[common - 1] +
-                  (pix ? " (PIX)" : " (PXB)"));
+  return all;
 }
 
 }  // namespace gnio::doctor::detail

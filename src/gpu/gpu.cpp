@@ -332,6 +332,31 @@ Result<Gpu> Gpu::open(std::string_view bus_id_text) {
   return Gpu(std::move(impl));
 }
 
+Result<std::vector<std::string>> Gpu::parse_list(std::string_view list_text) {
+  const std::string list(list_text);
+  std::vector<std::string> names;
+  for (size_t pos = 0; pos <= list.size();) {
+    const size_t comma = std::min(list.find(',', pos), list.size());
+    names.push_back(list.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  const auto refuse = [&](const std::string& why) {
+    return Status(Errc::InvalidValue, Layer::Gpu, "GPU list \"" + list + "\": " + why);
+  };
+  for (const std::string& name : names) {
+    if (name.empty()) return refuse("has an empty entry; separate devices by single commas");
+    if (name == "all") {
+      if (names.size() > 1) return refuse("\"all\" already names every CUDA device; give it alone");
+      continue;
+    }
+    const std::optional<std::string> emulated = emulated_name(name);
+    if (!emulated) return refuse("entry \"" + name + "\" names no emulated device: use cpu:0 .. cpu:63");
+    if (emulated->empty() && name != "auto" && normalize_bus_id(name).empty())
+      return refuse("entry \"" + name + "\" is not a PCIe bus id (dddd:bb:dd.f), \"auto\", \"all\" or \"cpu:N\"");
+  }
+  return names;
+}
+
 Result<std::vector<Gpu>> Gpu::open_list(std::string_view list_text) {
   const std::string list(list_text);
   std::vector<std::string> names;
@@ -345,17 +370,12 @@ Result<std::vector<Gpu>> Gpu::open_list(std::string_view list_text) {
                     Axis::Cuda);
     for (const CudaDeviceInfo& d : *devs) names.push_back(d.bus_id);
   } else {
-    for (size_t pos = 0; pos <= list.size();) {
-      const size_t comma = std::min(list.find(',', pos), list.size());
-      names.push_back(list.substr(pos, comma - pos));
-      pos = comma + 1;
-    }
+    auto parsed = parse_list(list);
+    if (!parsed) return parsed.status();
+    names = std::move(*parsed);
   }
   std::vector<Gpu> gpus;
   for (const std::string& name : names) {
-    if (name.empty())
-      return Status(Errc::InvalidValue, Layer::Gpu,
-                    "GPU list \"" + list + "\" has an empty entry; separate devices by single commas");
     auto g = open(name);
     if (!g) return Status(g.status().code(), Layer::Gpu, "opening \"" + name + "\" of GPU list \"" + list + "\": " +
                                                              g.status().message());

@@ -176,4 +176,70 @@ TEST(Caps, NamedButMissingGpuFails) {
   EXPECT_TRUE(contains(r.out, "0000:99:1f.7 not found")) << r.out;
 }
 
+TEST(Caps, EveryListedGpuIsReported) {
+  Outcome r = gnio("caps --nic synthetic:count=1 --gpu cpu:0,cpu:1 --json", false);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["cuda"]["state"], "emulated");
+  ASSERT_EQ(j["gpus"].size(), 2u) << r.out;
+  EXPECT_EQ(j["gpus"][0]["gpu"], "cpu:0");
+  EXPECT_EQ(j["gpus"][1]["gpu"], "cpu:1");
+  for (const auto& g : j["gpus"]) {
+    EXPECT_EQ(g["kind"], "emulated");
+    EXPECT_TRUE(g["bus_id"].is_null());
+    EXPECT_TRUE(g["numa_node"].is_null());
+  }
+
+  Outcome one = gnio("caps --nic synthetic:count=1 --gpu cpu --json", false);
+  auto j1 = nlohmann::json::parse(one.out, nullptr, false);
+  ASSERT_FALSE(j1.is_discarded()) << one.out;
+  ASSERT_EQ(j1["gpus"].size(), 1u) << one.out;
+  EXPECT_EQ(j1["gpus"][0]["gpu"], "cpu");
+
+  Outcome text = gnio("caps --nic synthetic:count=1 --gpu cpu:2,cpu:5");
+  EXPECT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_TRUE(contains(text.out, "GPUs (features above are those of cpu:2)\n  cpu:2: emulated\n  cpu:5: emulated\n"))
+      << text.out;
+  EXPECT_FALSE(contains(one.out, "GPUs (features above")) << one.out;
+}
+
+TEST(Caps, ABadGpuListNamesTheEntry) {
+  struct Case {
+    const char* list;
+    const char* says;
+  };
+  for (const Case& c : {Case{"cpu:0,bogus", "entry \"bogus\" is not a PCIe bus id"},
+                        Case{"cpu:0,,cpu:1", "has an empty entry"},
+                        Case{"cpu:0,cpu:64", "entry \"cpu:64\" names no emulated device"},
+                        Case{"all,cpu:1", "give it alone"}}) {
+    Outcome r = gnio(std::string("caps --gpu ") + c.list);
+    EXPECT_EQ(r.exit_code, 2) << c.list << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, std::string("gnio caps: --gpu ") + c.list + ": INVALID_VALUE")) << r.out;
+    EXPECT_TRUE(contains(r.out, c.says)) << c.list << ": " << r.out;
+  }
+}
+
+TEST(Doctor, EveryListedGpuIsReported) {
+  Outcome r = gnio("doctor --gpu cpu:0,cpu:3 --nic synthetic:count=1 --json", false);
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  ASSERT_EQ(j["gpus"].size(), 2u) << r.out;
+  EXPECT_EQ(j["gpus"][0]["gpu"], "cpu:0");
+  EXPECT_EQ(j["gpus"][1]["gpu"], "cpu:3");
+  EXPECT_EQ(j["gpus"][1]["kind"], "emulated");
+  std::string placement;
+  for (const auto& c : j["checks"])
+    if (c["id"] == "host.pcie_placement") {
+      EXPECT_EQ(c["state"], "SKIP");
+      placement = c["found"];
+    }
+  EXPECT_TRUE(contains(placement, "--gpu cpu:0,cpu:3")) << placement;
+
+  Outcome bad = gnio("doctor --gpu cpu:0,bogus");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_TRUE(contains(bad.out, "gnio doctor: --gpu cpu:0,bogus: INVALID_VALUE")) << bad.out;
+  EXPECT_TRUE(contains(bad.out, "entry \"bogus\"")) << bad.out;
+}
+
 }  // namespace

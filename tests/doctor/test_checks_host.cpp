@@ -272,6 +272,61 @@ TEST(PciePlacement, SkipsWithoutAPcieNic) {
   EXPECT_TRUE(contains(r.found, "drives no NIC")) << r.found;
 }
 
+// A second CUDA device on the other socket's root port (the tree's eth7 slot).
+void second_gpu_on_other_socket(FakeHost& h) {
+  CudaDeviceInfo other = h.env.cuda.devices[0];
+  other.ordinal = 1;
+  other.bus_id = "0000:81:00.0";
+  h.env.cuda.devices.push_back(other);
+}
+
+TEST(PciePlacement, EveryListedGpuIsPlacedAndTheOtherSocketWarns) {
+  FakeHost h;
+  pcie_tree(h);
+  second_gpu_on_other_socket(h);
+  Request req = with_nic("afxdp:eth9");
+  req.gpu = "0000:03:00.0,0000:81:00.0";
+  auto r = h.run("host.pcie_placement", req);
+  EXPECT_EQ(r.state, State::Warn) << r.found;
+  EXPECT_TRUE(contains(r.found, "[0000:03:00.0] NIC 0000:04:00.0 (NUMA 0), GPU 0000:03:00.0 (NUMA 0): behind shared "
+                                "PCIe bridges below 0000:01:00.0 (PXB)"))
+      << r.found;
+  EXPECT_TRUE(contains(r.found, "[0000:81:00.0] NIC 0000:04:00.0 (NUMA 0), GPU 0000:81:00.0 (NUMA 1): different NUMA "
+                                "nodes (SYS)"))
+      << r.found;
+  EXPECT_TRUE(contains(r.fix, "nvidia-smi topo -m"));
+
+  req.gpu = "all";
+  auto all = h.run("host.pcie_placement", req);
+  EXPECT_EQ(all.state, State::Warn);
+  EXPECT_EQ(all.found, r.found);
+}
+
+TEST(PciePlacement, AGpuBesideEmulatedDevicesIsPlacedAlone) {
+  FakeHost h;
+  pcie_tree(h);
+  Request req = with_nic("afxdp:eth9");
+  req.gpu = "cpu:1,0000:03:00.0";
+  auto r = h.run("host.pcie_placement", req);
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_TRUE(contains(r.found, "[cpu:1] emulated, not on PCIe; [0000:03:00.0] NIC 0000:04:00.0")) << r.found;
+
+  req.gpu = "cpu:0,cpu:1";
+  r = h.run("host.pcie_placement", req);
+  EXPECT_EQ(r.state, State::Skip);
+  EXPECT_TRUE(contains(r.found, "--gpu cpu:0,cpu:1")) << r.found;
+}
+
+TEST(PciePlacement, ABadEntryFailsNamingIt) {
+  FakeHost h;
+  pcie_tree(h);
+  Request req = with_nic("afxdp:eth9");
+  req.gpu = "0000:03:00.0,bogus";
+  auto r = h.run("host.pcie_placement", req);
+  EXPECT_EQ(r.state, State::Fail);
+  EXPECT_TRUE(contains(r.found, "entry \"bogus\" is not a PCIe bus id")) << r.found;
+}
+
 TEST(Doctor, RunsEveryCheckAndExitsOnFail) {
   FakeHost h;
   h.env.cuda.devices.clear();
