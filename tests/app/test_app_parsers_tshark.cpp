@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "app_frames.hpp"
+#include "tshark_answers.hpp"
 
 namespace {
 
@@ -165,14 +166,7 @@ std::string run(const std::string& cmd) {
   return out;
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  std::istringstream in(s);
-  while (std::getline(in, cur, sep)) out.push_back(cur);
-  if (!s.empty() && s.back() == sep) out.push_back("");
-  return out;
-}
+using gnio::apptest::split;
 
 // What tshark says of one frame.
 struct TsharkVerdict {
