@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 64u))
       ->capture_default_str();
   app.add_option("--window", o.window_s, "seconds measured per row")->check(CLI::Range(0.05, 60.0))->capture_default_str();
-  app.add_option("--only", o.only, "variants to run: streams, shared, events, pull")
-      ->check(CLI::IsMember({"streams", "shared", "events", "pull"}))
+  app.add_option("--only", o.only, "variants to run: streams, shared, events, pinned-write, event-store, pull")
+      ->check(CLI::IsMember({"streams", "shared", "events", "pinned-write", "event-store", "pull"}))
       ->delimiter(',');
   CLI11_PARSE(app, argc, argv);
   return publish_bench::run(o);

@@ -11,6 +11,11 @@
 //   shared:  the same work, every publisher on one stream of the GPU;
 //   events:  the streams variant with no kernel: flow control by a CUDA
 //            event per publication (does the running kernel matter?);
+//   pinned-write: the streams variant with the index written by
+//            cuStreamWriteValue64 into pinned host memory;
+//   event-store: copies and an event on the publisher's stream; the
+//            publisher stores the index in pinned memory once the event
+//            completed (no stream memory operation);
 //   pull:    no stream work: the publisher stores the index in pinned
 //            memory and the block copies both parts from the pinned
 //            staging into device memory itself.
@@ -121,13 +126,15 @@ struct Result {
   double p50_us = 0, p99_us = 0;  // enqueue to acknowledgement
 };
 
-enum class Variant { Streams, Shared, Events, Pull };
+enum class Variant { Streams, Shared, Events, PinnedWrite, EventStore, Pull };
 
 const char* name_of(Variant v) {
   switch (v) {
     case Variant::Streams: return "streams";
     case Variant::Shared: return "shared";
     case Variant::Events: return "events";
+    case Variant::PinnedWrite: return "pinned-write";
+    case Variant::EventStore: return "event-store";
     case Variant::Pull: return "pull";
   }
   return "?";
@@ -138,6 +145,8 @@ const char* text_of(Variant v) {
     case Variant::Streams: return "a stream per publisher (2 copies + cuStreamWriteValue64)";
     case Variant::Shared: return "one stream shared by the publishers";
     case Variant::Events: return "a stream per publisher, no kernel (event per publication)";
+    case Variant::PinnedWrite: return "a stream per publisher, index written into pinned memory";
+    case Variant::EventStore: return "a stream per publisher, index stored by the host after an event";
     case Variant::Pull: return "kernel copies from pinned, index in pinned";
   }
   return "?";
@@ -147,6 +156,8 @@ Result measure(Variant v, uint32_t publishers, const Options& o) {
   Result res;
   const uint64_t bytes = uint64_t{o.data_bytes} + o.desc_bytes;
   const bool pull = v == Variant::Pull, kernel = v != Variant::Events;
+  const bool index_pinned = pull || v == Variant::PinnedWrite || v == Variant::EventStore;
+  const bool use_events = v == Variant::Events || v == Variant::EventStore;
   std::vector<uint8_t*> src(publishers), dst(publishers);
   std::vector<uint64_t*> dev_index(publishers);
   uint64_t* pinned = nullptr;  // per publisher: index line, ack line
@@ -167,7 +178,7 @@ Result measure(Variant v, uint32_t publishers, const Options& o) {
     std::vector<Slot> host(publishers);
     for (uint32_t p = 0; p < publishers; ++p) {
       std::memset(src[p], static_cast<int>(p + 1), bytes);
-      host[p].index = pull ? pinned + p * 32 : dev_index[p];
+      host[p].index = index_pinned ? pinned + p * 32 : dev_index[p];
       host[p].ack = pinned + p * 32 + 16;
       host[p].src = src[p];
       host[p].dst = dst[p];
@@ -192,11 +203,17 @@ Result measure(Variant v, uint32_t publishers, const Options& o) {
     cudaStream_t st = v == Variant::Shared ? streams[0] : streams[p];
     std::vector<Clock::time_point> sent(o.depth);
     std::vector<cudaEvent_t> done(o.depth, nullptr);
-    if (v == Variant::Events)
+    if (use_events)
       for (auto& e : done) cudaEventCreateWithFlags(&e, cudaEventDisableTiming);
     while (!go.load()) std::this_thread::yield();
     const auto end = Clock::now() + window;
-    uint64_t i = 0;
+    uint64_t i = 0, stored = 0;
+    // event-store: the index of every publication whose copies completed,
+    // in order, stored in pinned memory where the kernel polls it.
+    auto store_completed = [&] {
+      while (stored < i && cudaEventQuery(done[(stored + 1) % o.depth]) == cudaSuccess)
+        __atomic_store_n(const_cast<uint64_t*>(pinned_index), ++stored, __ATOMIC_RELEASE);
+    };
     auto completed = [&](uint64_t k) {  // publication k (from 1) acknowledged
       if (v == Variant::Events) return cudaEventQuery(done[k % o.depth]) == cudaSuccess;
       return *ack >= k;
@@ -204,8 +221,10 @@ Result measure(Variant v, uint32_t publishers, const Options& o) {
     while (Clock::now() < end) {
       if (i >= o.depth) {
         const uint64_t k = i + 1 - o.depth;
-        while (!completed(k))
+        while (!completed(k)) {
           if (failed.load()) return;
+          if (v == Variant::EventStore) store_completed();
+        }
         latencies[p].push_back(std::chrono::duration<double, std::micro>(Clock::now() - sent[k % o.depth]).count());
       }
       ++i;
@@ -216,11 +235,12 @@ Result measure(Variant v, uint32_t publishers, const Options& o) {
       }
       std::unique_lock<std::mutex> lock(shared_mu, std::defer_lock);
       if (v == Variant::Shared) lock.lock();
+      uint64_t* index_dst = v == Variant::PinnedWrite ? const_cast<uint64_t*>(pinned_index) : dev_index[p];
       bool good = cudaMemcpyAsync(dst[p], src[p], o.data_bytes, cudaMemcpyHostToDevice, st) == cudaSuccess &&
                   cudaMemcpyAsync(dst[p] + o.data_bytes, src[p] + o.data_bytes, o.desc_bytes, cudaMemcpyHostToDevice,
                                   st) == cudaSuccess &&
-                  gnio::detail::stream_write_value64(st, dev_index[p], i).is_ok();
-      if (good && v == Variant::Events) good = cudaEventRecord(done[i % o.depth], st) == cudaSuccess;
+                  (v == Variant::EventStore || gnio::detail::stream_write_value64(st, index_dst, i).is_ok());
+      if (good && use_events) good = cudaEventRecord(done[i % o.depth], st) == cudaSuccess;
       if (!good) {
         failed.store(true);
         return;
@@ -228,8 +248,10 @@ Result measure(Variant v, uint32_t publishers, const Options& o) {
     }
     // The publications still in flight complete before the count is taken.
     for (uint64_t k = i + 1 > o.depth ? i + 1 - o.depth : 1; k <= i; ++k)
-      while (!completed(k))
+      while (!completed(k)) {
         if (failed.load()) return;
+        if (v == Variant::EventStore) store_completed();
+      }
     total.fetch_add(i);
     for (auto e : done)
       if (e) cudaEventDestroy(e);
@@ -313,7 +335,7 @@ int run(const Options& o) {
                              "enqueue to ack p50", "p99"},
                             "lrrrrrr");
   int rc = 0;
-  for (Variant v : {Variant::Streams, Variant::Shared, Variant::Events, Variant::Pull}) {
+  for (Variant v : {Variant::Streams, Variant::Shared, Variant::Events, Variant::PinnedWrite, Variant::EventStore, Variant::Pull}) {
     if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), name_of(v)) == o.only.end()) continue;
     for (uint32_t n : o.publishers) {
       const Result r = measure(v, n, o);
