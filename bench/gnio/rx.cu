@@ -70,30 +70,27 @@ Row gnio_rx(Gpu& gpu, const Options& o, const RxCase& c) {
   if (!k) return not_launched(r, k.status());
   // Where each engine thread's time went in the window: a thread busy all
   // of it bounds the row; one mostly idle leaves the bound to the kernel.
-  // A publication's cost and its copies say whether the engine's CUDA calls
-  // (mem=gpu) bound it.
+  // A publication's cost says whether publishing bounds it.
   auto engine_ns = [&] {
-    std::array<uint64_t, 5> t{};  // busy, idle, publishing, publications, copies
+    std::array<uint64_t, 4> t{};  // busy, idle, publishing, publications
     for (const EthRxq& q : qs) {
       const RxqStats st = q.stats();
       t[0] += st.busy_ns;
       t[1] += st.idle_ns;
       t[2] += st.publish_ns;
       t[3] += st.bursts;
-      t[4] += st.copies;
     }
     return t;
   };
-  std::array<uint64_t, 5> before{};
+  std::array<uint64_t, 4> before{};
   const bool got = measure(*k, o.window_s, r, [&] { before = engine_ns(); });
-  const std::array<uint64_t, 5> after = engine_ns();
+  const std::array<uint64_t, 4> after = engine_ns();
   const double busy = static_cast<double>(after[0] - before[0]), idle = static_cast<double>(after[1] - before[1]);
   const double pubs = static_cast<double>(after[3] - before[3]);
   if (busy + idle > 0)
     r.result = fmt("engine busy %.0f %%", 100 * busy / (busy + idle)) +
                fmt(" (publishing %.0f %% of it", busy > 0 ? 100 * static_cast<double>(after[2] - before[2]) / busy : 0) +
-               (pubs > 0 ? fmt(", %.1f us", static_cast<double>(after[2] - before[2]) / pubs / 1e3) +
-                               fmt(" and %.1f copies a publication", static_cast<double>(after[4] - before[4]) / pubs)
+               (pubs > 0 ? fmt(", %.1f us a publication", static_cast<double>(after[2] - before[2]) / pubs / 1e3)
                          : std::string()) +
                ")";
   const Status s = k->stop();

@@ -35,9 +35,9 @@
 
 #include "common/machine.hpp"
 #include "common/table.hpp"
-#include "engine/stream_ops.hpp"
 #include "gnio/gpu.hpp"
 #include "publish/options.hpp"
+#include "publish/stream_ops.hpp"
 
 namespace publish_bench {
 
@@ -239,7 +239,7 @@ Result measure(Variant v, uint32_t publishers, const Options& o) {
       bool good = cudaMemcpyAsync(dst[p], src[p], o.data_bytes, cudaMemcpyHostToDevice, st) == cudaSuccess &&
                   cudaMemcpyAsync(dst[p] + o.data_bytes, src[p] + o.data_bytes, o.desc_bytes, cudaMemcpyHostToDevice,
                                   st) == cudaSuccess &&
-                  (v == Variant::EventStore || gnio::detail::stream_write_value64(st, index_dst, i).is_ok());
+                  (v == Variant::EventStore || stream_write_value64(st, index_dst, i).is_ok());
       if (good && use_events) good = cudaEventRecord(done[i % o.depth], st) == cudaSuccess;
       if (!good) {
         failed.store(true);

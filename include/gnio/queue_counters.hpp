@@ -26,7 +26,6 @@
   X(truncated, "gnio_rx_truncated", Count, "Frames delivered cut to the max packet size")                   \
   X(released, "gnio_rx_released", Count, "Descriptors the consumer released")                              \
   X(errors, "gnio_rx_errors", Count, "Backend errors on the RX queue")                                     \
-  X(copies, "gnio_rx_copies", Count, "Host-to-device copies the engine issued")                          \
   X(publish_ns, "gnio_rx_publish_seconds", Nanoseconds, "Engine time spent publishing bursts") \
   X(work_polls, "gnio_rx_engine_work_polls", Count, "Engine turns on the queue that found work (wake-ups)") \
   X(idle_polls, "gnio_rx_engine_idle_polls", Count, "Engine turns on the queue that found nothing")         \

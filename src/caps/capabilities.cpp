@@ -122,12 +122,8 @@ AxisVerdict cuda_verdict(Feature f, const CudaAxis& cuda) {
     case Feature::TxWaitOnTime:
       return all_of({cc, map_host});
     case Feature::RxRingMemGpu:
-      return all_of({cc,
-                     {d.stream_mem_ops_64, dev + " has no 64-bit stream memory operations "
-                                                 "(CAN_USE_64_BIT_STREAM_MEM_OPS=0), needed to publish the "
-                                                 "producer index with cuStreamWriteValue64: use mem=host"},
-                     {d.async_engines >= 1, dev + " has asyncEngineCount=" + std::to_string(d.async_engines) +
-                                                ", so ring copies cannot overlap the kernel: use mem=host"}});
+      // The receivers copy their bursts from pinned staging (dev::Rxq::stage_in()).
+      return all_of({cc, map_host});
     case Feature::RxRingMemHost:
       return all_of({cc, map_host,
                      {d.unified_addressing, dev + " has no unified addressing (unifiedAddressing=0), so a "
@@ -297,8 +293,6 @@ FeatureVerdict evaluate(Feature f, const NicAxis& nic, const CudaAxis& cuda) {
                                       : " (NIC writes need cudaFlushGPUDirectRDMAWrites before a kernel consumes "
                                         "them)"));
   }
-  if (f == Feature::RxRingMemGpu && cuda.state == CudaAxis::State::Device && !cuda.device.stream_mem_ops)
-    v.notes.push_back("CU_STREAM_WAIT_VALUE_NOR is not supported on this device (not needed for the ring)");
   return v;
 }
 

@@ -1,20 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/rx_dma.hpp"
 
-#include <cstring>
-
 namespace gnio::detail {
-
-namespace {
-
-// A run of frames cut short by the next frame (the backend's buffers and the
-// ring's strides differ in size, so runs do not grow) is copied by the CPU
-// into the staging mirror when it is shorter than this, where consecutive
-// ones form one range: a cudaMemcpyAsync call costs the host microseconds,
-// a CPU copy of a few KiB less (a choice, not measured).
-constexpr uint64_t kMinDmaRunBytes = 16 * 1024;
-
-}  // namespace
 
 Result<size_t> RxDmaPath::pull(uint32_t room) {
   // Frames of a pull source that found no strides before go first.
@@ -34,8 +21,10 @@ Result<size_t> RxDmaPath::place_lent() {
   const uint64_t desc_limit = w_.reclaimed + w_.ndesc, stride_limit = w_.stride_tail + w_.nstrides;
   dev::RxDesc* desc = w_.desc;
   uint64_t* span_end = w_.span_end.data();
-  uint64_t pi = w_.pi, head = w_.stride_head, bytes = 0, strides = 0, truncated = 0;
-  Run run = open_run_;
+  uint64_t pi = w_.pi, head = w_.stride_head, bytes = 0, truncated = 0;
+  const uint8_t** src = w_.src;
+  const uint8_t* const host_base = host_base_;
+  const uint8_t* const device_base = device_base_;
   const uint64_t first = lent_.placed();
   const Status bad =
       lent_.place(w_, pi, [&](const backend::RxFrame& f, uint32_t len, uint32_t flags, uint64_t& release_after) {
@@ -49,20 +38,6 @@ Result<size_t> RxDmaPath::place_lent() {
           return true;
         }
         const uint64_t offset = (pos & smask) << shift;
-        // One transfer covers both frames when they lie at the same distance
-        // on both sides; the bytes between them (the rest of the run's last
-        // stride, under one stride) are copied along: they lie inside the
-        // backend's region because both frames do, and inside strides of
-        // this run in the ring. A wrap of either side makes the distances
-        // differ and ends the run.
-        if (run.bytes && f.data >= run.src && offset >= run.dst + run.bytes &&
-            static_cast<uint64_t>(f.data - run.src) == offset - run.dst) {
-          run.bytes = offset + len - run.dst;
-        } else {
-          open_run_ = run;
-          end_run(/*copy_if_short=*/true);
-          run = {f.data, offset, len};
-        }
         uint32_t rss_hash = f.rss_hash;
         dev::RxDesc d;
         d.len = len;
@@ -72,42 +47,21 @@ Result<size_t> RxDmaPath::place_lent() {
         d.offset = offset;
         d.timestamp_ns = f.timestamp_ns;
         desc[pi & dmask] = d;
+        src[pi & dmask] = device_base + (f.data - host_base);
         head = pos + need;
         span_end[pi & dmask] = head;
         release_after = ++pi;
-        strides += need;
         bytes += len;
         truncated += (flags & backend::RxFrameTruncated) != 0;
         return true;
       });
-  open_run_ = run;
   w_.new_offered += pi - w_.pi;
   w_.new_bytes += bytes;
   w_.new_truncated += truncated;
-  w_.staged_bytes += strides << shift;
   w_.stride_head = head;
   w_.pi = pi;
   if (!bad) return bad;
   return lent_.placed() - first;
-}
-
-void RxDmaPath::end_run(bool copy_if_short) {
-  Run& r = open_run_;
-  if (!r.bytes) return;
-  if (copy_if_short && r.bytes < kMinDmaRunBytes) {
-    // Whole strides, so that consecutive short runs form one range.
-    std::memcpy(w_.data + r.dst, r.src, r.bytes);
-    const uint64_t stride = uint64_t{1} << w_.stride_shift;
-    add_range(w_.data_ranges, r.dst, (r.bytes + stride - 1) & ~(stride - 1));
-  } else {
-    runs_.push_back(r);
-  }
-  r.bytes = 0;
-}
-
-const std::vector<RxDmaPath::Run>& RxDmaPath::close_runs() {
-  end_run(/*copy_if_short=*/false);
-  return runs_;
 }
 
 }  // namespace gnio::detail

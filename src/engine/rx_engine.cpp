@@ -9,7 +9,6 @@
 #include "core/log.hpp"
 #include "engine/engine_thread.hpp"
 #include "engine/rx_in_place.hpp"
-#include "engine/stream_ops.hpp"
 #include "engine/queue_state.hpp"
 #include "gnio/dev/atomic.hpp"
 #include "gnio/dev/thread.hpp"
@@ -20,18 +19,9 @@ namespace gnio::detail {
 
 namespace {
 
-// A ring in device memory is published once this many bytes of strides
-// and this many descriptors (at most an eighth of the ring) wait, or the
-// larger byte count alone: each copy then moves at least 256 KiB under
-// load, and the CUDA calls of a publication, which engine threads make
-// one at a time, are spread over many small frames (with 128 frames per
-// publication 4 threads spent 61 % of their time in them on the H200). A
-// ring in host memory is published once this many descriptors wait. Either
-// sooner when the backend had nothing more.
-constexpr uint64_t kPublishBytesStaged = 256 * 1024;
-constexpr uint64_t kPublishDescsStaged = 1024;
-constexpr uint64_t kPublishBytesStagedMax = 4 * 1024 * 1024;
-constexpr uint64_t kPublishDescsHost = 256;
+// A ring is published once this many descriptors wait, or sooner when the
+// backend had nothing more: a publication is one store to pinned memory.
+constexpr uint64_t kPublishDescs = 256;
 
 // Frames stay where the backend put them when the kernel can read that
 // memory where it is: a ring in host memory without a packet pool. A ring
@@ -71,17 +61,7 @@ Result<std::unique_ptr<RxEngine>> RxEngine::create_unattached(RxqImpl& q) {
   return e;
 }
 
-RxEngine::~RxEngine() {
-  stop();
-#if GNIO_HAVE_CUDA
-  if (stream_) {
-    q_.gpu->bind_thread();
-    cudaStreamSynchronize(stream_);
-    cudaStreamDestroy(stream_);
-    stream_ = nullptr;
-  }
-#endif
-}
+RxEngine::~RxEngine() { stop(); }
 
 const GpuImpl& RxEngine::gpu() const noexcept { return *q_.gpu; }
 
@@ -110,7 +90,7 @@ Status RxEngine::allocate() {
   auto desc = gpu.alloc(desc_bytes, ring_kind, 4096);
   if (!desc) return desc.status();
   desc_ = std::move(*desc);
-  auto producer = gpu.alloc(128, ring_kind, 128);
+  auto producer = gpu.alloc(128, MemKind::CpuGpu, 128);
   if (!producer) return producer.status();
   producer_ = std::move(*producer);
   // claim, released, consumer_shadow and tell_lock: a cache line each
@@ -122,14 +102,27 @@ Status RxEngine::allocate() {
   consumer_ = std::move(*consumer);
 
   // A ring in device memory is filled through a pinned mirror of itself,
-  // so every copy is one contiguous cudaMemcpyAsync.
-  w.staged = !in_place && (data_.kind() != MemKind::CpuGpu || desc_.kind() != MemKind::CpuGpu);
-  if (w.staged) {
-    auto staging = gpu.alloc(data_bytes + desc_bytes, MemKind::CpuGpu, 4096);
+  // which its receivers copy from (dev::Rxq::stage_in()); frames copied
+  // from backend memory leave only descriptors and their addresses there.
+  staged_ = !in_place && (data_.kind() != MemKind::CpuGpu || desc_.kind() != MemKind::CpuGpu);
+  if (staged_) {
+    const bool dma = delivery_ == RxDelivery::Dma;
+    const size_t staged_data = dma ? 0 : data_bytes;
+    const size_t src_bytes = dma ? static_cast<size_t>(w.ndesc) * sizeof(const uint8_t*) : 0;
+    auto staging = gpu.alloc(staged_data + desc_bytes + src_bytes, MemKind::CpuGpu, 4096);
     if (!staging) return staging.status();
     staging_ = std::move(*staging);
-    w.data = static_cast<uint8_t*>(staging_.host_ptr());
-    w.desc = reinterpret_cast<dev::RxDesc*>(w.data + data_bytes);
+    uint8_t* host = static_cast<uint8_t*>(staging_.host_ptr());
+    uint8_t* device = static_cast<uint8_t*>(staging_.device_ptr());
+    w.data = dma ? nullptr : host;
+    w.desc = reinterpret_cast<dev::RxDesc*>(host + staged_data);
+    dev_ring_.stage_data = dma ? nullptr : device;
+    dev_ring_.stage_desc = reinterpret_cast<const dev::RxDesc*>(device + staged_data);
+    if (dma) {
+      w.src = reinterpret_cast<const uint8_t**>(host + staged_data + desc_bytes);
+      dev_ring_.stage_src = reinterpret_cast<const uint8_t* const*>(device + staged_data + desc_bytes);
+      dma_.map(frame_memory_->base, static_cast<const uint8_t*>(frame_map_.device_ptr()));
+    }
   } else {
     w.data = in_place ? nullptr : static_cast<uint8_t*>(data_.host_ptr());
     w.desc = static_cast<dev::RxDesc*>(desc_.host_ptr());
@@ -154,12 +147,6 @@ Status RxEngine::allocate() {
   if (frame_memory_ && frame_memory_->frames != 0) capacity = std::min(capacity, frame_memory_->frames);
   dev_ring_.release_step = std::max<uint32_t>(1, capacity / 8);
 
-#if GNIO_HAVE_CUDA
-  if (!gpu.emulated) {
-    GNIO_TRY(gpu.bind_thread());
-    GNIO_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating the RX engine stream");
-  }
-#endif
   return Status::ok();
 }
 
@@ -272,55 +259,17 @@ Status RxEngine::publish() {
   // than offered. Pairs with those loads.
   if (w.new_offered) c.offered.fetch_add(w.new_offered, std::memory_order_release);
   w.new_offered = 0;
-  const uint64_t t0 = w.pi != w.published ? dev::host_now_ns() : 0;
   if (w.pi != w.published) {
-    uint8_t* ring_data = static_cast<uint8_t*>(data_.device_ptr());
-    uint8_t* ring_desc = static_cast<uint8_t*>(desc_.device_ptr());
-    const uint8_t* stage_desc = reinterpret_cast<const uint8_t*>(w.desc);
-    // The new descriptors: one range, or two where they wrap the ring.
-    desc_ranges_.clear();
-    if (w.staged) {
-      const uint64_t first = w.published & (w.ndesc - 1), count = w.pi - w.published;
-      const uint64_t head = std::min<uint64_t>(count, w.ndesc - first);
-      add_range(desc_ranges_, first * sizeof(dev::RxDesc), head * sizeof(dev::RxDesc));
-      if (count > head) add_range(desc_ranges_, 0, (count - head) * sizeof(dev::RxDesc));
-    }
-    const std::vector<RxDmaPath::Run>& runs = dma_.close_runs();  // none but by Dma
+    const uint64_t t0 = dev::host_now_ns();
     // The producer index is stored after the bytes and descriptors it
-    // covers, with release order: it pairs with the acquire of `producer` in
-    // Rxq::receive_one() and Rxq::published() (include/gnio/dev/rxq.hpp).
-    if (w.staged && q_.gpu->emulated) {
-      // The emulated copy engine: same ranges, same order, then the index.
-      for (auto [off, len] : w.data_ranges) std::memcpy(ring_data + off, w.data + off, len);
-      for (const RxDmaPath::Run& r : runs) std::memcpy(ring_data + r.dst, r.src, r.bytes);
-      for (auto [off, len] : desc_ranges_) std::memcpy(ring_desc + off, stage_desc + off, len);
-      dev::store_release(static_cast<uint64_t*>(producer_.device_ptr()), w.pi);
-    } else if (w.staged) {
-#if GNIO_HAVE_CUDA
-      for (auto [off, len] : w.data_ranges)
-        GNIO_CUDA_TRY(cudaMemcpyAsync(ring_data + off, w.data + off, len, cudaMemcpyHostToDevice, stream_),
-                      "copying RX packet bytes to the GPU ring");
-      for (const RxDmaPath::Run& r : runs)
-        GNIO_CUDA_TRY(cudaMemcpyAsync(ring_data + r.dst, r.src, r.bytes, cudaMemcpyHostToDevice, stream_),
-                      "copying RX frames from the backend's memory to the GPU ring");
-      for (auto [off, len] : desc_ranges_)
-        GNIO_CUDA_TRY(cudaMemcpyAsync(ring_desc + off, stage_desc + off, len, cudaMemcpyHostToDevice, stream_),
-                      "copying RX descriptors to the GPU ring");
-      // In stream order after the copies, with a memory barrier (flags 0).
-      GNIO_TRY(stream_write_value64(stream_, producer_.device_ptr(), w.pi));
-#endif
-    } else {
-      dev::store_release(static_cast<uint64_t*>(producer_.host_ptr()), w.pi);
-    }
-    if (w.staged)
-      c.copies.fetch_add(w.data_ranges.size() + runs.size() + desc_ranges_.size(), std::memory_order_relaxed);
+    // covers (or their staged copies), with release order: it pairs with
+    // the acquire of `producer` in Rxq::receive_one() and Rxq::published()
+    // (include/gnio/dev/rxq.hpp).
+    dev::store_release(static_cast<uint64_t*>(producer_.host_ptr()), w.pi);
     c.publish_ns.fetch_add(dev::host_now_ns() - t0, std::memory_order_relaxed);
     c.packets.fetch_add(w.pi - w.published, std::memory_order_release);  // pairs with EthRxq::stats()
     c.bytes.fetch_add(w.new_bytes, std::memory_order_relaxed);
     c.bursts.fetch_add(1, std::memory_order_relaxed);
-    w.data_ranges.clear();
-    dma_.clear_runs();
-    w.staged_bytes = 0;
     w.new_bytes = 0;
     w.published = w.pi;
     published_atomic_.store(w.pi);  // pairs with the load in drained()
@@ -335,13 +284,7 @@ Status RxEngine::publish() {
   return Status::ok();
 }
 
-bool RxEngine::batch_full() const {
-  const RxRingWriter& w = writer_;
-  const uint64_t descs = w.pi - w.published;
-  if (!w.staged) return descs >= kPublishDescsHost;
-  return w.staged_bytes >= kPublishBytesStagedMax ||
-         (w.staged_bytes >= kPublishBytesStaged && descs >= std::min<uint64_t>(kPublishDescsStaged, w.ndesc / 8));
-}
+bool RxEngine::batch_full() const { return writer_.pi - writer_.published >= kPublishDescs; }
 
 bool RxEngine::poll() {
   // Pairs with the store in stop_source().

@@ -21,10 +21,6 @@
 #include "gnio/mem.hpp"
 #include "gnio/status.hpp"
 
-#if GNIO_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
-
 namespace gnio::detail {
 
 struct RxqImpl;
@@ -37,9 +33,10 @@ class EngineThread;
 enum class RxDelivery {
   // The frame bytes live in the ring's strides: the backend writes each
   // frame there through an RxSink (rx_into()), or into the strides' pinned
-  // staging mirror for a ring in device memory, then one DMA per batch of
-  // packets. One copy, the backend's write (a backend filling private
-  // buffers copies once more). The engine reuses the strides once the
+  // staging mirror for a ring in device memory, which the receivers copy
+  // into the ring (dev::Rxq::stage_in()). One host copy, the backend's
+  // write (a backend filling private buffers copies once more). The engine
+  // reuses the strides once the
   // kernel released the descriptors; nothing goes back to the backend.
   Sink,
   // The frame bytes live in the backend's frame memory, mapped into the GPU
@@ -48,11 +45,9 @@ enum class RxDelivery {
   // back (rx_release(), in lent order) once the kernel released it.
   InPlace,
   // The frame bytes live in the backend's frame memory, registered with the
-  // GPU, and are copied by the copy engine into the strides of a ring in
-  // device memory, one transfer per run of frames (a short run: one CPU
-  // copy into the staging mirror, one DMA per batch; rx_dma.cpp). No host
-  // copy. The engine hands frames back as InPlace, once the kernel released
-  // them.
+  // GPU, and the receivers copy them into the strides of a ring in device
+  // memory (rx_dma.cpp). No host copy. The engine hands frames back as
+  // InPlace, once the kernel released them.
   Dma,
 };
 
@@ -120,7 +115,8 @@ class RxEngine final {
   DeviceMemory frame_map_;
   dev::RxRing dev_ring_{};
   RxRingWriter writer_;
-  ByteRanges desc_ranges_;  // the descriptor bytes of one publish
+  // The ring is in device memory, filled by its receivers from staging_.
+  bool staged_ = false;
 
   RxSinkPath sink_;
   LentFrames lent_;
@@ -138,9 +134,6 @@ class RxEngine final {
   Status source_status_;
   mutable std::mutex status_mu_;
   std::shared_ptr<EngineThread> thread_;
-#if GNIO_HAVE_CUDA
-  cudaStream_t stream_ = nullptr;
-#endif
 };
 
 }  // namespace gnio::detail

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "engine/rx_metadata.hpp"
@@ -13,18 +12,6 @@
 #include "gnio/drop_reason.hpp"
 
 namespace gnio::detail {
-
-// Byte ranges [offset, offset + length) of the ring written since the last
-// publish, each copied to the ring in device memory by one transfer.
-using ByteRanges = std::vector<std::pair<uint64_t, uint64_t>>;
-
-// Appends a range, merged into the last one where it continues it.
-inline void add_range(ByteRanges& ranges, uint64_t off, uint64_t len) {
-  if (!ranges.empty() && ranges.back().first + ranges.back().second == off)
-    ranges.back().second += len;
-  else
-    ranges.emplace_back(off, len);
-}
 
 // Strides of 2^shift bytes a packet of `len` bytes takes.
 inline uint32_t strides_for(uint32_t len, uint32_t shift) { return (len + (1u << shift) - 1) >> shift; }
@@ -49,11 +36,13 @@ struct RxRingWriter {
   const uint32_t max_frame;  // the queue's max packet size: longer frames are cut to it
 
   // Where the engine writes: the ring itself, or its pinned staging mirror
-  // (`staged`) when the ring is in device memory. No bytes with frames in
-  // place: `data` is null there.
+  // when the ring is in device memory (the receivers copy from there:
+  // RxRing::stage_desc). No bytes with frames in place: `data` is null
+  // there. Frames copied from backend memory into a ring in device memory
+  // leave their device-visible address in `src`.
   uint8_t* data = nullptr;
   dev::RxDesc* desc = nullptr;
-  bool staged = false;
+  const uint8_t** src = nullptr;
 
   uint32_t nstrides = 0, stride_shift = 0, ndesc = 0;
   // Free-running indices: strides written up to `stride_head` and free from
@@ -62,12 +51,6 @@ struct RxRingWriter {
   uint64_t stride_head = 0, stride_tail = 0;
   uint64_t pi = 0, published = 0, reclaimed = 0;
   std::vector<uint64_t> span_end;  // absolute stride end of each descriptor (none in place)
-
-  // A ring in device memory, since the last publish: the byte ranges written
-  // to the staging mirror, and the bytes of the strides filled (by the
-  // mirror or by DMA runs; the batching threshold).
-  ByteRanges data_ranges;
-  uint64_t staged_bytes = 0;
 
   // Counts since the last publish, added to the queue's counters by it.
   uint64_t new_offered = 0, new_bytes = 0, new_truncated = 0;

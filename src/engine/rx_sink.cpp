@@ -26,7 +26,6 @@ void RxSinkPath::append(const dev::RxDesc& d, uint64_t pos, uint32_t flags) {
   ++w_.new_offered;
   w_.new_bytes += d.len;
   w_.new_truncated += (flags & backend::RxFrameTruncated) != 0;
-  if (w_.staged) w_.staged_bytes += static_cast<uint64_t>(d.nstrides) << w_.stride_shift;
 }
 
 uint8_t* RxSinkPath::claim(uint32_t len) {
@@ -44,8 +43,6 @@ void RxSinkPath::commit(uint32_t len, uint64_t timestamp_ns, uint32_t flags, uin
 void RxSinkPath::commit_hashed(uint32_t len, uint64_t timestamp_ns, uint32_t flags, uint32_t /*wire_len*/,
                                uint32_t rss_hash) {
   const uint64_t offset = (claim_pos_ & (w_.nstrides - 1)) << w_.stride_shift;
-  // Whole strides: consecutive packets then form one range, one copy.
-  if (w_.staged) add_range(w_.data_ranges, offset, static_cast<uint64_t>(claim_need_) << w_.stride_shift);
   dev::RxDesc d;
   d.len = len;
   d.flags = w_.describe(w_.data + offset, len, flags, &rss_hash);

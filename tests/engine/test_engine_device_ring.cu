@@ -49,19 +49,12 @@ void record_scoped(Scope scope, Gpu& gpu, EthRxq& q, size_t capacity, const std:
   }
 }
 
-// The most copies a run of `packets` frames of one stride each may take:
-// per publish one run and one descriptor range, plus one more of each
-// where the backend's buffers, the ring's strides or its descriptors wrap.
-uint64_t run_copy_bound(const RxqStats& s, uint64_t buffers, uint64_t strides) {
-  return 2 * s.bursts + s.packets / buffers + 2 * (s.packets / strides) + 3;
-}
-
 class DeviceRingFromBackendMemory : public ::testing::TestWithParam<Scope> {};
 
-// Buffers the size of a stride: the frames lie at the same distances in the
-// backend's memory and in the ring, so they are copied in runs, not one by
-// one; every frame arrives once, in order, and goes back to the backend.
-TEST_P(DeviceRingFromBackendMemory, RunsOfFramesFromOwnedBuffersInOrderAndEveryBufferBack) {
+// Frames of mixed sizes in buffers of the backend's memory, copied into the
+// ring by the receiving scope: every frame arrives once, in order, and goes
+// back to the backend.
+TEST_P(DeviceRingFromBackendMemory, FramesFromOwnedBuffersInOrderAndEveryBufferBack) {
   GNIO_OPEN_TEST_GPU(gpu);
   OwnedOptions o;
   o.count = 20000;
@@ -77,9 +70,6 @@ TEST_P(DeviceRingFromBackendMemory, RunsOfFramesFromOwnedBuffersInOrderAndEveryB
   record_scoped(GetParam(), gpu, *q, o.count, [&] { return q->at_end(); }, run);
   EXPECT_NE(run.ring_data, be->pool());
   expect_every_owned_frame(run, *be, *q, o.count);
-  EXPECT_LE(run.stats.copies, run_copy_bound(run.stats, o.buffers, 1024))
-      << run.stats.bursts << " publications of " << run.stats.packets << " frames";
-  EXPECT_LE(run.stats.copies * 4, run.stats.packets) << "frames copied one by one";
   expect_every_buffer_back(*be, o.count);
 }
 
@@ -106,9 +96,6 @@ TEST_P(DeviceRingFromBackendMemory, PrebuiltFramesEqualTheHostPathFrameForFrame)
   EXPECT_EQ(run.stats.offered, want.size());
   EXPECT_EQ(run.stats.packets, want.size());
   EXPECT_EQ(run.stats.released, want.size());
-  // 30000 frames through 1000 buffers: they went back to the source.
-  EXPECT_LE(run.stats.copies, run_copy_bound(run.stats, 1000, 512));
-  EXPECT_LE(run.stats.copies * 4, run.stats.packets);
 }
 
 // A paced prebuilt source (a wire) with a consumer: what arrives at a full

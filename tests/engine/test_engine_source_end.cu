@@ -43,7 +43,7 @@ TEST(Engine, StopSourceDrainsExactly) {
       const RxqStats s = q->stats();
       ASSERT_TRUE(flowing) << "after 60 s: offered " << s.offered << ", delivered " << s.packets << ", dropped "
                            << dropped_total(s) << " (ring full " << s.rx_missed << "), released " << s.released
-                           << ", publications " << s.bursts << ", copies " << s.copies << ", errors " << s.errors
+                           << ", publications " << s.bursts << ", errors " << s.errors
                            << ", engine turns " << s.work_polls << " with work / " << s.idle_polls << " idle";
     }
     ASSERT_TRUE(q->stop_source());

@@ -42,10 +42,6 @@ TEST_P(DpdkAfXdpE2e, PersistentKernelReceivesPeerUdpExactly) {
   ASSERT_TRUE(rx.has_value()) << rx.status().to_string();
   RxqStats st;
   ASSERT_NO_FATAL_FAILURE(receive_peer_udp_exactly(gpu, *rx, *veth_, kPort, 2000, "dpdk_af_xdp_receive", st));
-  if (mem() == RingMem::Host)
-    EXPECT_EQ(st.copies, 0u) << "mem=host: the kernel reads frames where the XDP socket wrote them";
-  else
-    EXPECT_GT(st.copies, 0u) << "mem=gpu: frames are copied to the device in batches";
   EXPECT_TRUE(rx->rxq.source_status().is_ok()) << rx->rxq.source_status().to_string();
   ASSERT_TRUE(rx->grxq.destroy().is_ok());
   ASSERT_TRUE(rx->rxq.destroy().is_ok());

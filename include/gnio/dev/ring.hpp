@@ -41,10 +41,28 @@ static_assert(sizeof(RxDesc) == 32);
 struct RxRing {
   uint8_t* data = nullptr;       ///< nstrides * stride bytes, in ring memory
   RxDesc* desc = nullptr;        ///< ndesc entries, in ring memory
-  /// Descriptors published by the engine (ring memory): released by
+  /// Descriptors published by the engine (pinned host): released by
   /// RxEngine::publish() (src/engine/rx_engine.cpp) after the bytes and
-  /// descriptors, acquired by Rxq::receive() and Rxq::published() (rxq.hpp).
+  /// descriptors (or their staged copies), acquired by Rxq::receive() and
+  /// Rxq::published() (rxq.hpp).
   uint64_t* producer = nullptr;
+  /// A ring in device memory is filled by its receivers: the engine writes
+  /// each packet's descriptor to `stage_desc` and its bytes to `stage_data`
+  /// at the descriptor's offset, or leaves them in backend frame memory at
+  /// `stage_src[i]`, and the scope that receives a burst copies it into
+  /// `data` and `desc` before handing it out (Rxq::stage_in()). Copying
+  /// from the GPU's side needs no CUDA call per publication: stream copies
+  /// and stream memory operations, enqueued beside a running persistent
+  /// kernel, completed slower the more queues published
+  /// (bench/publish_bench). All three are pinned host memory mapped into
+  /// the GPU; null for a ring in host memory, which is read where it is.
+  const RxDesc* stage_desc = nullptr;
+  /// Bytes staged by the engine at each descriptor's offset (null when the
+  /// packets stay in backend frame memory: stage_src).
+  const uint8_t* stage_data = nullptr;
+  /// Device-visible address of descriptor i's bytes in backend frame
+  /// memory, at stage_src[i & desc_mask] (null when stage_data is used).
+  const uint8_t* const* stage_src = nullptr;
   /// Descriptors released by the kernel (pinned host): released by
   /// Rxq::tell_engine(), acquired by RxEngine::reclaim().
   uint64_t* consumer = nullptr;

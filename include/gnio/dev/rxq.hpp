@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "gnio/dev/atomic.hpp"
 #include "gnio/dev/config.hpp"
@@ -129,7 +130,9 @@ class Rxq {
   template <Scope S>
   GNIO_HD RxBurst receive(uint32_t max_pkts, uint64_t timeout_ns) const {
     if constexpr (S == Scope::Thread) {
-      return receive_one(max_pkts, timeout_ns);
+      RxBurst b = receive_one(max_pkts, timeout_ns);
+      stage_in<S>(b.first(), b.count());
+      return b;
     } else if constexpr (S == Scope::Warp) {
 #if GNIO_DEVICE_PASS
       uint64_t first = 0;
@@ -147,9 +150,13 @@ class Rxq {
       first = __shfl_sync(0xffffffffu, first, 0);
       count = __shfl_sync(0xffffffffu, count, 0);
       st = __shfl_sync(0xffffffffu, st, 0);
+      stage_in<S>(first, count);
+      __syncwarp();  // the lanes' copies before any lane reads the burst
       return RxBurst(ring_, first, count, static_cast<Status>(st));
 #else
-      return receive_one(max_pkts, timeout_ns);
+      RxBurst b = receive_one(max_pkts, timeout_ns);
+      stage_in<S>(b.first(), b.count());
+      return b;
 #endif
     } else {
 #if GNIO_DEVICE_PASS
@@ -166,9 +173,16 @@ class Rxq {
       // The barrier carries the leader's acquire of the producer index to
       // every thread's reads of the burst.
       __syncthreads();
-      return RxBurst(ring_, first, count, static_cast<Status>(st));
+      const uint64_t b_first = first;
+      const uint32_t b_count = count;
+      const Status b_status = static_cast<Status>(st);
+      stage_in<S>(b_first, b_count);
+      __syncthreads();  // the threads' copies before any thread reads the burst
+      return RxBurst(ring_, b_first, b_count, b_status);
 #else
-      return receive_one(max_pkts, timeout_ns);
+      RxBurst b = receive_one(max_pkts, timeout_ns);
+      stage_in<S>(b.first(), b.count());
+      return b;
 #endif
     }
   }
@@ -235,6 +249,108 @@ class Rxq {
       }
       backoff(spins);
     }
+  }
+
+  // A ring in device memory: copies descriptors [first, first + count) and
+  // their packets' bytes from the engine's staging (RxRing::stage_desc) into
+  // the ring, spread over the scope's threads; the caller's barrier then
+  // publishes the copies to the scope. The leader's acquire of the producer
+  // index, carried by the barrier before this, orders the staging's reads
+  // after the engine's writes; the burst's release, after these reads,
+  // lets the engine reuse the staging.
+  template <Scope S>
+  GNIO_HD void stage_in(uint64_t first, uint32_t count) const {
+    if (ring_.stage_desc == nullptr || count == 0) return;
+    const uint32_t rank = scope_rank<S>(), size = scope_size<S>();
+    copy_descriptors(first, count, rank, size);
+    if constexpr (S == Scope::Warp) sync_warp();
+    else if constexpr (S == Scope::Block) sync_block();
+    copy_packets(first, count, rank, size);
+  }
+
+  // Descriptors [first, first + count), 16 bytes a load, 4 loads in flight
+  // per thread.
+  GNIO_HD void copy_descriptors(uint64_t first, uint32_t count, uint32_t rank, uint32_t size) const {
+#if GNIO_DEVICE_PASS
+    static_assert(sizeof(RxDesc) == 32);
+    constexpr uint32_t kUnroll = 4;
+    const uint4* src = reinterpret_cast<const uint4*>(ring_.stage_desc);
+    uint4* dst = reinterpret_cast<uint4*>(ring_.desc);
+    const uint32_t halves = 2 * count;
+    for (uint32_t h = rank; h < halves; h += size * kUnroll) {
+      uint4 r[kUnroll];
+#pragma unroll
+      for (uint32_t u = 0; u < kUnroll; ++u) {
+        const uint32_t k = h + u * size;
+        if (k < halves) r[u] = src[2 * ((first + k / 2) & ring_.desc_mask) + k % 2];
+      }
+#pragma unroll
+      for (uint32_t u = 0; u < kUnroll; ++u) {
+        const uint32_t k = h + u * size;
+        if (k < halves) dst[2 * ((first + k / 2) & ring_.desc_mask) + k % 2] = r[u];
+      }
+    }
+#else
+    for (uint32_t i = rank; i < count; i += size) {
+      const uint64_t slot = (first + i) & ring_.desc_mask;
+      ring_.desc[slot] = ring_.stage_desc[slot];
+    }
+#endif
+  }
+
+  // The packets' bytes, by groups of lanes (a stride's worth of 16-byte
+  // loads, at most 32 lanes), each group kUnroll packets at a time so that
+  // small packets keep loads in flight; bytes one at a time where the
+  // source is not 16-byte aligned (backend frame memory) and for the tail.
+  GNIO_HD void copy_packets(uint64_t first, uint32_t count, uint32_t rank, uint32_t size) const {
+#if GNIO_DEVICE_PASS
+    constexpr uint32_t kUnroll = 4;
+    uint32_t group = (1u << ring_.stride_shift) / 16;
+    group = group < 1 ? 1 : group > 32 ? 32 : group;
+    while (group > size) group /= 2;
+    const uint32_t groups = size / group, lane = rank % group;
+    if (rank >= groups * group) return;
+    for (uint32_t base = rank / group; base < count; base += groups * kUnroll) {
+      const uint8_t* src[kUnroll];
+      uint8_t* dst[kUnroll];
+      uint32_t len[kUnroll], wide[kUnroll], most = 0;
+#pragma unroll
+      for (uint32_t u = 0; u < kUnroll; ++u) {
+        const uint32_t p = base + u * groups;
+        len[u] = wide[u] = 0;
+        src[u] = nullptr;
+        dst[u] = nullptr;
+        if (p >= count) continue;
+        const uint64_t slot = (first + p) & ring_.desc_mask;
+        const RxDesc& d = ring_.desc[slot];
+        len[u] = d.len;
+        dst[u] = ring_.data + d.offset;
+        src[u] = ring_.stage_data ? ring_.stage_data + d.offset : ring_.stage_src[slot];
+        const bool aligned = ((reinterpret_cast<uintptr_t>(src[u]) | reinterpret_cast<uintptr_t>(dst[u])) & 15) == 0;
+        wide[u] = aligned ? len[u] / 16 : 0;
+        most = wide[u] > most ? wide[u] : most;
+      }
+      for (uint32_t c = lane; c < most; c += group) {
+        uint4 r[kUnroll];
+#pragma unroll
+        for (uint32_t u = 0; u < kUnroll; ++u)
+          if (c < wide[u]) r[u] = reinterpret_cast<const uint4*>(src[u])[c];
+#pragma unroll
+        for (uint32_t u = 0; u < kUnroll; ++u)
+          if (c < wide[u]) reinterpret_cast<uint4*>(dst[u])[c] = r[u];
+      }
+#pragma unroll
+      for (uint32_t u = 0; u < kUnroll; ++u)
+        for (uint32_t i = wide[u] * 16 + lane; i < len[u]; i += group) dst[u][i] = src[u][i];
+    }
+#else
+    for (uint32_t p = rank; p < count; p += size) {
+      const uint64_t slot = (first + p) & ring_.desc_mask;
+      const RxDesc& d = ring_.desc[slot];
+      const uint8_t* src = ring_.stage_data ? ring_.stage_data + d.offset : ring_.stage_src[slot];
+      std::memcpy(ring_.data + d.offset, src, d.len);
+    }
+#endif
   }
 
   // Releases are in order: a receiver waits for `released` (device memory:

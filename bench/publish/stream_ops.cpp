@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "engine/stream_ops.hpp"
+#include "publish/stream_ops.hpp"
 
 #if GNIO_HAVE_CUDA
 #include <cuda.h>
@@ -9,7 +9,13 @@
 
 #include "gpu/cuda_util.hpp"
 
-namespace gnio::detail {
+namespace publish_bench {
+
+using gnio::Axis;
+using gnio::Errc;
+using gnio::Layer;
+using gnio::Status;
+using gnio::detail::cuda_status;
 
 namespace {
 using WriteValue64Fn = CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned int);
@@ -46,5 +52,5 @@ Status stream_write_value64(cudaStream_t stream, void* dst, uint64_t value) {
   return Status::ok();
 }
 
-}  // namespace gnio::detail
+}  // namespace publish_bench
 #endif
