@@ -55,22 +55,29 @@ int main(int argc, char** argv) {
   gnio::BatchConfig c;
   double seconds = 1.0;
   double timeout_us = 1000.0;
+  std::string layout = "padded";
   app.add_option("--spec", c.spec, "RX spec, e.g. mem:count=0,frames=1024,size=64,ring=8192")->required();
   app.add_option("--gpu", c.gpu, "auto, a PCIe bus id, or cpu")->capture_default_str();
   app.add_option("--batch", c.batch, "packets per batch")->capture_default_str();
-  app.add_option("--snap", c.snap, "bytes kept per packet")->capture_default_str();
+  app.add_option("--snap", c.snap, "bytes kept per packet (layout padded)")->capture_default_str();
+  app.add_option("--layout", layout, "padded (snap bytes a packet) or flat (whole frames with offsets)")
+      ->check(CLI::IsMember({"padded", "flat"}))
+      ->capture_default_str();
+  app.add_option("--flat-bytes", c.flat_bytes, "bytes of a flat batch (layout flat; 0: batch * 1536)")
+      ->capture_default_str();
   app.add_option("--queues", c.queues, "RX queues")->capture_default_str();
   app.add_option("--seconds", seconds, "measured window")->capture_default_str();
   app.add_option("--timeout-us", timeout_us, "a partly filled batch is handed over after this")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   c.timeout = std::chrono::microseconds(static_cast<int64_t>(timeout_us));
+  c.layout = layout == "flat" ? gnio::BatchLayout::Flat : gnio::BatchLayout::Padded;
 
   auto rx = gnio::BatchReceiver::open(c);
   if (!rx) {
     std::fprintf(stderr, "batch_bench: %s\n", rx.status().to_string().c_str());
     return 1;
   }
-  uint64_t packets = 0, batches = 0;
+  uint64_t packets = 0, batches = 0, bytes = 0;
   std::vector<double> age_us;
   bool started = false;
   auto t0 = std::chrono::steady_clock::now(), end = t0;
@@ -90,6 +97,7 @@ int main(int argc, char** argv) {
       end = t0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
     } else {
       packets += n->batch.count;
+      bytes += n->batch.bytes;
       ++batches;
       if (newest && seen >= newest) age_us.push_back(static_cast<double>(seen - newest) / 1e3);
     }
@@ -103,6 +111,8 @@ int main(int argc, char** argv) {
   (void)rx->close();
   const nlohmann::json out = {{"packets", packets}, {"batches", batches}, {"seconds", secs},
                               {"mpps", secs > 0 ? static_cast<double>(packets) / secs / 1e6 : 0.0},
+                              {"gbps", secs > 0 ? static_cast<double>(bytes) * 8 / secs / 1e9 : 0.0},
+                              {"layout", layout},
                               {"age_p50_us", percentile(age_us, 0.50)}, {"age_p99_us", percentile(age_us, 0.99)},
                               {"emulated", rx->emulated()}};
   std::printf("%s\n", out.dump().c_str());

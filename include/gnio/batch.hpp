@@ -43,6 +43,7 @@ enum class BatchDropReason : uint8_t {
   Malformed,  ///< Not convertible to Ethernet (DropReason::Malformed).
   PoolFull,   ///< Received while every batch buffer of the kernel's block was held (WhenFull::Drop).
   Closed,     ///< Still in a ring or in a batch nobody took when the receiver was closed.
+  FlatOversize,  ///< Longer than a whole flat batch buffer (BatchConfig::flat_bytes, BatchLayout::Flat).
   Count,      ///< The number of reasons; not a reason.
 };
 
@@ -51,8 +52,22 @@ inline constexpr size_t kBatchDropReasons = static_cast<size_t>(BatchDropReason:
 
 /// @brief Stable lower-case name of a batch drop reason.
 /// @param r The reason (not Count).
-/// @return "ring_full", "empty", "oversize", "malformed", "pool_full" or "closed".
+/// @return "ring_full", "empty", "oversize", "malformed", "pool_full", "closed" or "flat_oversize".
 std::string_view batch_drop_reason_name(BatchDropReason r);
+
+/// @brief How a batch buffer holds its packets' bytes.
+enum class BatchLayout : uint8_t {
+  /// Packet j's first `snap` bytes at data + j * snap, zero-padded: a uint8 [n, snap] matrix.
+  Padded,
+  /// Whole frames one after the other in a byte buffer of `flat_bytes`: packet j is
+  /// data[offsets[j], offsets[j + 1]), offsets uint32 [n + 1] from 0 (as Arrow's and cuDF's string columns).
+  Flat,
+};
+
+/// @brief Stable lower-case name of a layout.
+/// @param l The layout.
+/// @return "padded" or "flat".
+std::string_view batch_layout_name(BatchLayout l);
 
 /// @brief How BatchReceiver::open() sets up the device, its queues and the pool.
 struct BatchConfig {
@@ -60,7 +75,13 @@ struct BatchConfig {
   std::string gpu = "auto";    ///< "auto", a PCIe bus id, or "cpu"/"cpu:N" for the emulated device.
   uint32_t queues = 1;         ///< RX queues 0..queues-1, one kernel block each; 0: all the device offers.
   uint32_t batch = 4096;       ///< Packets per batch, 1..1048576.
-  uint32_t snap = 256;         ///< Bytes kept per packet (zero-padded), 1..65535.
+  BatchLayout layout = BatchLayout::Padded;  ///< How a buffer holds the packets' bytes.
+  uint32_t snap = 256;         ///< Bytes kept per packet (zero-padded), 1..65535; BatchLayout::Padded only.
+  /// Bytes of each buffer's flat data (BatchLayout::Flat only), 1..4294967295; 0: batch * 1536, at
+  /// least the device's largest frame. A batch is handed over when it holds `batch` packets or the next
+  /// packet does not fit; that packet starts the next batch. A frame longer than flat_bytes is counted
+  /// as BatchDropReason::FlatOversize.
+  uint64_t flat_bytes = 0;
   uint32_t buffers = 0;        ///< Batch buffers in the pool, at least one per queue; 0: four per queue.
   std::chrono::microseconds timeout{1000};  ///< A partly filled batch is handed over once its first packet waited this long.
   WhenFull when_full = WhenFull::Auto;     ///< What the kernel does when its buffers are all held.
@@ -74,19 +95,21 @@ struct BatchRef {
   uint32_t buffer = 0;  ///< The pool buffer; give it back with BatchReceiver::release().
   uint32_t count = 0;   ///< Packets in it.
   uint16_t queue = 0;   ///< The RX queue they came from.
-  uint32_t flags = 0;   ///< dev::BatchFlags: full, timed out, flushed at stop.
+  uint32_t flags = 0;   ///< dev::BatchFlags: full, out of flat bytes, timed out, flushed at stop.
   uint64_t seq = 0;     ///< The batch's number among its kernel block's batches, from 0.
-  uint64_t bytes = 0;   ///< Sum of the packets' lengths.
+  uint64_t bytes = 0;   ///< Sum of the packets' lengths; with BatchLayout::Flat the bytes used of the flat data.
 };
 
 /// @brief The device addresses of one buffer's arrays (on the emulated
-/// device, host addresses): packet j's bytes at data + j * snap.
+/// device, host addresses): packet j's bytes at data + j * snap
+/// (BatchLayout::Padded) or at data + offsets[j] (BatchLayout::Flat).
 struct BatchArrays {
-  void* data = nullptr;        ///< uint8_t [capacity][snap].
+  void* data = nullptr;        ///< uint8_t [capacity][snap] (padded) or uint8_t [flat_bytes] (flat).
   void* lengths = nullptr;     ///< uint32_t [capacity].
   void* timestamps = nullptr;  ///< uint64_t [capacity], CLOCK_REALTIME ns.
   void* rss_hash = nullptr;    ///< uint32_t [capacity].
   void* queue = nullptr;       ///< uint16_t [capacity].
+  void* offsets = nullptr;     ///< uint32_t [capacity + 1] (flat; offsets[0] == 0); null with the padded layout.
 };
 
 /// @brief Per-queue (or total) counts of a BatchReceiver.

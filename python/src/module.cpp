@@ -109,12 +109,25 @@ void copy_bytes(void* dst, const void* src, size_t n, bool on_gpu) {
   std::memcpy(dst, src, n);
 }
 
+// snap 0: the flat layout (data holds the frames whole, `offsets` where each starts).
 class Batch {
  public:
   Batch(std::shared_ptr<Owner> owner, BatchArrays arrays, BatchRef ref, uint32_t snap, Device device)
       : owner_(std::move(owner)), a_(arrays), ref_(ref), snap_(snap), device_(device) {}
 
-  Array data() const { return array(a_.data, 8, snap_); }
+  bool flat() const { return snap_ == 0; }
+  Array data() const {
+    if (!flat()) return array(a_.data, 8, snap_);
+    live("reading its arrays");
+    return Array{owner_, a_.data, device_, 8, static_cast<int64_t>(ref_.bytes), 0};
+  }
+  Array offsets() const {
+    if (!flat())
+      raise(Errc::NotSupported, "offsets belong to layout='flat'; this batch is padded (data is uint8 [n, snap], "
+                                "lengths the real lengths): open the Receiver with layout='flat' for whole frames");
+    live("reading its arrays");
+    return Array{owner_, a_.offsets, device_, 32, static_cast<int64_t>(ref_.count) + 1, 0};
+  }
   Array lengths() const { return array(a_.lengths, 32); }
   Array timestamps() const { return array(a_.timestamps, 64); }
   Array rss_hash() const { return array(a_.rss_hash, 32); }
@@ -128,21 +141,23 @@ class Batch {
   Batch copy() const {
     live("copy()");
     const size_t n = ref_.count;
-    const size_t sizes[5] = {n * snap_, n * 4, n * 8, n * 4, n * 2};
-    size_t offsets[5], total = 0;
-    for (int i = 0; i < 5; ++i) {
-      offsets[i] = total;
+    constexpr int kArrays = 6;
+    const size_t sizes[kArrays] = {flat() ? ref_.bytes : n * snap_, n * 4, n * 8, n * 4, n * 2,
+                                   flat() ? (n + 1) * 4 : 0};
+    size_t at[kArrays], total = 0;
+    for (int i = 0; i < kArrays; ++i) {
+      at[i] = total;
       total += (sizes[i] + 255) / 256 * 256;
     }
     const bool gpu = device_.type == 2;
     auto owner = std::make_shared<CopyOwner>(total ? total : 1, gpu);
-    const void* src[5] = {a_.data, a_.lengths, a_.timestamps, a_.rss_hash, a_.queue};
-    void* dst[5];
-    for (int i = 0; i < 5; ++i) {
-      dst[i] = owner->data() + offsets[i];
-      copy_bytes(dst[i], src[i], sizes[i], gpu);
+    const void* src[kArrays] = {a_.data, a_.lengths, a_.timestamps, a_.rss_hash, a_.queue, a_.offsets};
+    void* dst[kArrays];
+    for (int i = 0; i < kArrays; ++i) {
+      dst[i] = sizes[i] ? owner->data() + at[i] : nullptr;
+      if (sizes[i]) copy_bytes(dst[i], src[i], sizes[i], gpu);
     }
-    return Batch(owner, {dst[0], dst[1], dst[2], dst[3], dst[4]}, ref_, snap_, device_);
+    return Batch(owner, {dst[0], dst[1], dst[2], dst[3], dst[4], dst[5]}, ref_, snap_, device_);
   }
 
  private:
@@ -171,6 +186,13 @@ WhenFull parse_when_full(const std::string& s) {
   raise(Errc::InvalidValue, "when_full='" + s + "' is none of auto, wait, drop");
 }
 
+BatchLayout parse_layout(const std::string& s) {
+  if (s == "padded") return BatchLayout::Padded;
+  if (s == "flat") return BatchLayout::Flat;
+  raise(Errc::InvalidValue, "layout='" + s + "' is neither 'padded' (uint8 [n, snap]) nor 'flat' (whole frames "
+                            "back to back with offsets [n + 1]); pass one of them");
+}
+
 py::dict queue_stats(const BatchQueueStats& q) {
   py::dict d, dropped;
   d["offered"] = q.offered;
@@ -188,13 +210,15 @@ class Receiver {
  public:
   Receiver(const std::string& spec, const std::string& gpu, uint32_t queues, uint32_t batch, uint32_t snap,
            uint32_t buffers, double timeout_ms, const std::string& when_full, uint32_t burst, bool rss_hash,
-           const std::string& ring) {
+           const std::string& ring, const std::string& layout, uint64_t flat_bytes) {
     BatchConfig c;
     c.spec = spec;
     c.gpu = gpu;
     c.queues = queues;
     c.batch = batch;
+    c.layout = parse_layout(layout);
     c.snap = snap;
+    c.flat_bytes = flat_bytes;
     c.buffers = buffers;
     if (timeout_ms < 0) raise(Errc::InvalidValue, "timeout_ms=" + std::to_string(timeout_ms) + " is negative; pass 0 or more");
     c.timeout = std::chrono::microseconds(static_cast<int64_t>(timeout_ms * 1000));
@@ -238,7 +262,9 @@ class Receiver {
       if (!n) raise(n.status());
       if (n->what == BatchNext::What::Batch) {
         auto owner = std::make_shared<LeaseOwner>(rx_, n->batch.buffer);
-        return py::make_tuple("batch", Batch(owner, rx_.arrays(n->batch.buffer), n->batch, rx_.config().snap, device_));
+        const BatchConfig& c = rx_.config();
+        return py::make_tuple("batch", Batch(owner, rx_.arrays(n->batch.buffer), n->batch,
+                                             c.layout == BatchLayout::Flat ? 0 : c.snap, device_));
       }
       if (n->what == BatchNext::What::End) return py::make_tuple("end", py::none());
       if (PyErr_CheckSignals() != 0) throw py::error_already_set();
@@ -277,7 +303,9 @@ class Receiver {
     d["gpu"] = rx_.gpu_name();
     d["queues"] = c.queues;
     d["batch"] = c.batch;
-    d["snap"] = c.snap;
+    d["layout"] = std::string(batch_layout_name(c.layout));
+    d["snap"] = c.layout == BatchLayout::Flat ? py::object(py::none()) : py::int_(c.snap);
+    d["flat_bytes"] = c.flat_bytes;
     d["buffers"] = c.buffers;
     d["timeout_ms"] = c.timeout.count() / 1000.0;
     d["when_full"] = c.when_full == WhenFull::Drop ? "drop" : "wait";
@@ -320,20 +348,28 @@ PYBIND11_MODULE(_gnio, m) {
   });
   bind_array(m);
   pybind11::class_<Batch>(m, "Batch", "A batch of received packets, held until released (see docs/PYTHON.md).")
-      .def_property_readonly("data", &Batch::data, "uint8 [n, snap]: each packet's first snap bytes, zero-padded")
+      .def_property_readonly("data", &Batch::data,
+                             "uint8 [n, snap]: each packet's first snap bytes, zero-padded; with layout='flat' "
+                             "uint8 [bytes]: the whole frames back to back")
+      .def_property_readonly("offsets", &Batch::offsets,
+                             "uint32 [n + 1], layout='flat' only: packet i is data[offsets[i]:offsets[i + 1]]")
+      .def_property_readonly("layout", [](const Batch& b) { return b.flat() ? "flat" : "padded"; })
       .def_property_readonly("lengths", &Batch::lengths, "uint32 [n]: each packet's received length")
       .def_property_readonly("timestamps", &Batch::timestamps, "uint64 [n]: arrival or capture time, ns since the epoch")
       .def_property_readonly("rss_hash", &Batch::rss_hash, "uint32 [n]: Toeplitz hash of each frame")
       .def_property_readonly("queue", &Batch::queue, "uint16 [n]: the RX queue of each packet")
       .def_property_readonly("count", &Batch::count)
       .def("__len__", &Batch::count)
-      .def_property_readonly("snap", &Batch::snap)
+      .def_property_readonly("snap", [](const Batch& b) { return b.flat() ? py::object(py::none()) : py::int_(b.snap()); })
       .def_property_readonly("queue_id", [](const Batch& b) { return b.ref().queue; })
       .def_property_readonly("seq", [](const Batch& b) { return b.ref().seq; })
       .def_property_readonly("bytes", [](const Batch& b) { return b.ref().bytes; })
       .def_property_readonly("reason", [](const Batch& b) {
         const uint32_t f = b.ref().flags;
-        return f & dev::BatchFull ? "full" : f & dev::BatchTimedOut ? "timeout" : "flushed";
+        return f & dev::BatchFull        ? "full"
+               : f & dev::BatchBytesFull ? "bytes_full"
+               : f & dev::BatchTimedOut  ? "timeout"
+                                         : "flushed";
       })
       .def_property_readonly("released", &Batch::released)
       .def("release", &Batch::release,
@@ -346,10 +382,11 @@ PYBIND11_MODULE(_gnio, m) {
       });
   pybind11::class_<Receiver>(m, "_Receiver")
       .def(pybind11::init<const std::string&, const std::string&, uint32_t, uint32_t, uint32_t, uint32_t, double,
-                          const std::string&, uint32_t, bool, const std::string&>(),
+                          const std::string&, uint32_t, bool, const std::string&, const std::string&, uint64_t>(),
            pybind11::arg("spec"), pybind11::arg("gpu"), pybind11::arg("queues"), pybind11::arg("batch"),
            pybind11::arg("snap"), pybind11::arg("buffers"), pybind11::arg("timeout_ms"), pybind11::arg("when_full"),
-           pybind11::arg("burst"), pybind11::arg("rss_hash"), pybind11::arg("ring"))
+           pybind11::arg("burst"), pybind11::arg("rss_hash"), pybind11::arg("ring"), pybind11::arg("layout"),
+           pybind11::arg("flat_bytes"))
       .def("next", &Receiver::next, pybind11::arg("timeout_ms"))
       .def("stats", &Receiver::stats)
       .def("close", &Receiver::close, pybind11::arg("drain_ms") = 2000.0)

@@ -19,11 +19,13 @@
 namespace gnio {
 
 std::string_view batch_drop_reason_name(BatchDropReason r) {
-  constexpr std::array<std::string_view, kBatchDropReasons> names{"ring_full", "empty",     "oversize",
-                                                                   "malformed", "pool_full", "closed"};
+  constexpr std::array<std::string_view, kBatchDropReasons> names{"ring_full", "empty",  "oversize",     "malformed",
+                                                                   "pool_full", "closed", "flat_oversize"};
   const auto i = static_cast<size_t>(r);
   return i < names.size() ? names[i] : "unknown";
 }
+
+std::string_view batch_layout_name(BatchLayout l) { return l == BatchLayout::Flat ? "flat" : "padded"; }
 
 namespace detail {
 
@@ -91,7 +93,7 @@ struct BatchReceiverImpl {
   }
   // Packets each queue's blocks received, handed over and dropped as pool_full.
   struct KernelCounts {
-    uint64_t received = 0, handed = 0, pool_full = 0;
+    uint64_t received = 0, handed = 0, pool_full = 0, flat_oversize = 0;
   };
   std::vector<KernelCounts> kernel_counts() const {
     std::vector<KernelCounts> k(rxqs.size());
@@ -102,6 +104,7 @@ struct BatchReceiverImpl {
       q.handed += dev::load_acquire(const_cast<uint64_t*>(&c.handed));
       q.received += dev::load_acquire(const_cast<uint64_t*>(&c.received));
       q.pool_full += dev::load_acquire(const_cast<uint64_t*>(&c.pool_full));
+      q.flat_oversize += dev::load_acquire(const_cast<uint64_t*>(&c.flat_oversize));
     }
     return k;
   }
@@ -110,7 +113,9 @@ struct BatchReceiverImpl {
   bool kernel_drained() const {
     const auto k = kernel_counts();
     for (size_t q = 0; q < rxqs.size(); ++q)
-      if (k[q].received != rxqs[q].stats().packets || k[q].handed + k[q].pool_full != k[q].received) return false;
+      if (k[q].received != rxqs[q].stats().packets ||
+          k[q].handed + k[q].pool_full + k[q].flat_oversize != k[q].received)
+        return false;
     return true;
   }
 };
@@ -125,8 +130,16 @@ Status check(const BatchConfig& c) {
   if (c.spec.empty()) return invalid("batch receive needs a spec (pcap:FILE, synthetic:..., afxdp:IF, ...); got none");
   if (c.batch < 1 || c.batch > (1u << 20))
     return invalid("batch=" + std::to_string(c.batch) + " is outside 1..1048576 packets; pass a batch size in range");
-  if (c.snap < 1 || c.snap > 65535)
+  if (c.layout == BatchLayout::Padded && (c.snap < 1 || c.snap > 65535))
     return invalid("snap=" + std::to_string(c.snap) + " is outside 1..65535 bytes; pass a snap length in range");
+  if (c.layout != BatchLayout::Padded && c.layout != BatchLayout::Flat)
+    return invalid("layout=" + std::to_string(static_cast<int>(c.layout)) + " is neither padded nor flat");
+  if (c.layout == BatchLayout::Padded && c.flat_bytes != 0)
+    return invalid("flat_bytes=" + std::to_string(c.flat_bytes) +
+                   " applies to the flat layout only; pass layout flat, or leave flat_bytes 0");
+  if (c.flat_bytes > UINT32_MAX)
+    return invalid("flat_bytes=" + std::to_string(c.flat_bytes) +
+                   " is more than the 4294967295 bytes uint32 offsets address; pass a smaller buffer");
   if (c.queues > dev::RxQueueSet::kMax)
     return invalid("queues=" + std::to_string(c.queues) + " is more than the " +
                    std::to_string(dev::RxQueueSet::kMax) + " a batch kernel serves; pass fewer");
@@ -177,12 +190,22 @@ Result<BatchReceiver> BatchReceiver::open(const BatchConfig& cfg) {
     r.rxqs.push_back(std::move(*rxq));
   }
 
-  // One allocation: data, then lengths, timestamps, rss hashes, queue ids.
+  // By default the longest frame a queue delivers always fits an empty buffer.
+  const bool flat = cfg.layout == BatchLayout::Flat;
+  if (flat && cfg.flat_bytes == 0) {
+    r.cfg.flat_bytes = uint64_t{cfg.batch} * 1536;
+    for (const EthRxq& q : r.rxqs) r.cfg.flat_bytes = std::max<uint64_t>(r.cfg.flat_bytes, q.max_packet_size());
+  }
+  r.cfg.flat_bytes = std::min<uint64_t>(r.cfg.flat_bytes, UINT32_MAX);
+  const size_t flat_stride = align_up(r.cfg.flat_bytes, 256);
+
+  // One allocation: data, then lengths, timestamps, rss hashes, queue ids, offsets.
   const size_t slots = size_t{buffers} * cfg.batch;
-  const size_t data_bytes = align_up(slots * cfg.snap, 256);
+  const size_t data_bytes = flat ? flat_stride * buffers : align_up(slots * cfg.snap, 256);
   const size_t len_at = data_bytes, ts_at = align_up(len_at + slots * 4, 256);
   const size_t rss_at = align_up(ts_at + slots * 8, 256), q_at = align_up(rss_at + slots * 4, 256);
-  const size_t total = align_up(q_at + slots * 2, 256);
+  const size_t off_at = align_up(q_at + slots * 2, 256);
+  const size_t total = align_up(off_at + (flat ? (slots + buffers) * 4 : 0), 256);
   auto pool = r.gpu.alloc(total, MemKind::Gpu);
   if (!pool) return pool.status();
   r.pool = std::move(*pool);
@@ -193,8 +216,11 @@ Result<BatchReceiver> BatchReceiver::open(const BatchConfig& cfg) {
             reinterpret_cast<uint32_t*>(base + rss_at),
             reinterpret_cast<uint16_t*>(base + q_at),
             cfg.batch,
-            cfg.snap,
-            buffers};
+            flat ? 0 : cfg.snap,
+            buffers,
+            flat ? reinterpret_cast<uint32_t*>(base + off_at) : nullptr,
+            static_cast<uint32_t>(r.cfg.flat_bytes),
+            flat_stride};
   auto sem = GpuSemaphore::create(r.gpu, buffers, sizeof(dev::BatchInfo));
   if (!sem) return sem.status();
   r.sem = std::move(*sem);
@@ -268,6 +294,9 @@ BatchArrays BatchReceiver::arrays(uint32_t buffer) const {
   if (!impl_ || buffer >= impl_->view.buffers) return {};
   const dev::BatchPool& p = impl_->view;
   const size_t first = size_t{buffer} * p.capacity;
+  if (p.flat_bytes)
+    return {p.data + buffer * p.flat_stride, p.lengths + first,  p.timestamps + first,
+            p.rss_hash + first,              p.queue + first,    p.offsets + first + buffer};
   return {p.data + first * p.snap, p.lengths + first, p.timestamps + first, p.rss_hash + first, p.queue + first};
 }
 
@@ -283,6 +312,7 @@ BatchStats BatchReceiver::stats() const {
     qs.offered = rs.offered;
     for (size_t d = 0; d < kDropReasons; ++d) qs.dropped[d] += rs.dropped[d];
     qs.dropped[static_cast<size_t>(BatchDropReason::PoolFull)] = k[q].pool_full;
+    qs.dropped[static_cast<size_t>(BatchDropReason::FlatOversize)] = k[q].flat_oversize;
     uint64_t accounted = qs.delivered;
     for (uint64_t d : qs.dropped) accounted += d;
     qs.in_flight = qs.offered > accounted ? qs.offered - accounted : 0;

@@ -4,7 +4,6 @@
 // path's reading of the same spec), or counted as dropped by reason.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstring>
 #include <map>
 #include <string>
@@ -12,38 +11,13 @@
 
 #include "../core/test_support.hpp"
 #include "gnio/batch.hpp"
-#include "gnio/host_reference.hpp"
+#include "host_frames.hpp"
 
 using namespace gnio;
 
 namespace {
 
-struct Frame {
-  std::vector<uint8_t> bytes;  // cut to snap
-  uint32_t len;
-};
-
-// Every frame of `spec`, per queue, as the host path reads it.
-std::map<uint16_t, std::vector<Frame>> host_frames(const std::string& spec, uint16_t queues, uint32_t snap) {
-  std::map<uint16_t, std::vector<Frame>> out;
-  for (uint16_t q = 0; q < queues; ++q) {
-    auto d = EthDevice::open(spec);
-    EXPECT_TRUE(d) << d.status().to_string();
-    auto rxq = d->create_rxq(q);
-    EXPECT_TRUE(rxq) << rxq.status().to_string();
-    EXPECT_TRUE(rxq->start());
-    while (!rxq->at_end()) {
-      auto frames = rxq->host_receive(256);
-      EXPECT_TRUE(frames);
-      for (auto& f : *frames) {
-        const size_t keep = std::min<size_t>(f.data.size(), snap);
-        out[q].push_back({std::vector<uint8_t>(f.data.begin(), f.data.begin() + keep),
-                          static_cast<uint32_t>(f.data.size())});
-      }
-    }
-  }
-  return out;
-}
+using test::host_frames;
 
 // A receiver's settings on the emulated device.
 BatchConfig emulated(const std::string& spec, uint32_t batch, uint32_t snap, uint32_t buffers = 0) {

@@ -87,6 +87,113 @@ class Captures(unittest.TestCase):
             self.assertEqual(mine, list(range(len(mine))), "queue %d's batches in order" % q)
 
 
+def receive_flat(spec, **kw):
+    """Every packet of every batch of layout='flat' until the end: [(bytes, timestamp, queue)], the batches'
+    (queue, seq, count, bytes, reason) and the stats; checks each batch's offsets against its lengths."""
+    got, batches = [], []
+    with gnio.Receiver(spec, gpu="cpu", layout="flat", **kw) as rx:
+        flat_bytes = rx.config["flat_bytes"]
+        for batch in rx.batches(timeout_ms=5000):
+            with batch:
+                data = np.from_dlpack(batch.data)
+                offsets = np.from_dlpack(batch.offsets)
+                lengths = np.from_dlpack(batch.lengths)
+                ts = np.from_dlpack(batch.timestamps)
+                assert batch.layout == "flat" and batch.snap is None
+                assert data.dtype == np.uint8 and data.shape == (batch.bytes,), data.shape
+                assert offsets.dtype == np.uint32 and offsets.shape == (batch.count + 1,), offsets.shape
+                assert offsets[0] == 0 and int(offsets[-1]) == batch.bytes <= flat_bytes
+                assert (np.diff(offsets.astype(np.int64)) == lengths).all()
+                assert not data.flags.writeable and not offsets.flags.writeable
+                batches.append((batch.queue_id, batch.seq, batch.count, batch.bytes, batch.reason))
+                for i in range(batch.count):
+                    got.append((data[offsets[i]:offsets[i + 1]].tobytes(), int(ts[i]), batch.queue_id))
+                del data, offsets, lengths, ts
+        rx.close()
+        stats = rx.stats()
+    return got, batches, stats
+
+
+class Flat(unittest.TestCase):
+    def test_every_capture_whole_equals_dpkt(self):
+        for path in CAPTURES:
+            with self.subTest(capture=os.path.basename(path)):
+                want = read_pcap(path)
+                got, batches, stats = receive_flat("pcap:" + path, batch=8, timeout_ms=0.2)
+                self.assertEqual(len(got), len(want))
+                for i, ((data, ts, _q), (wts, wbytes)) in enumerate(zip(got, want)):
+                    self.assertEqual(data, wbytes, "%s packet %d: whole bytes" % (path, i))
+                    self.assertEqual(ts, wts, "%s packet %d: timestamp" % (path, i))
+                self.assertEqual(stats["offered"], len(want))
+                self.assertEqual(stats["delivered_bytes"], sum(len(b) for _, b in want))
+                self.assertEqual(sum(stats["dropped"].values()), 0)
+                self.assertEqual([b[1] for b in batches], list(range(len(batches))), "batches in order")
+                print("%s: %d whole packets in %d batches" % (os.path.basename(path), len(got), len(batches)))
+
+    def test_bytes_end_batches_and_oversize_is_counted(self):
+        # tls.pcap with 1000 bytes a batch: the longer frames are counted, the others come whole, in order.
+        path = os.path.join(DATA, "captures", "tls.pcap")
+        want = read_pcap(path)
+        fit = [(ts, b) for ts, b in want if len(b) <= 1000]
+        self.assertLess(len(fit), len(want), "tls.pcap has frames over 1000 bytes")
+        got, batches, stats = receive_flat("pcap:" + path, batch=64, flat_bytes=1000, timeout_ms=50)
+        self.assertEqual([(ts, b) for b, ts, _q in got], fit)
+        self.assertEqual(stats["dropped"]["flat_oversize"], len(want) - len(fit))
+        self.assertEqual(stats["offered"], stats["delivered"] + sum(stats["dropped"].values()))
+        self.assertTrue(any(reason == "bytes_full" for *_x, reason in batches), batches)
+        # A batch ended by its bytes had no room for the next packet of the capture.
+        at = 0
+        for _q, _seq, count, nbytes, reason in batches:
+            at += count
+            if reason == "bytes_full":
+                self.assertGreater(nbytes + len(fit[at][1]), 1000)
+
+    def test_synthetic_1500_on_four_queues(self):
+        got, batches, stats = receive_flat("synthetic:count=8000,size=1500,seed=7,queues=4", queues=4, batch=256,
+                                           flat_bytes=1500 * 100)
+        self.assertEqual(len(got), 8000)
+        self.assertTrue(all(len(b) == 1500 for b, _ts, _q in got))
+        self.assertEqual(stats["offered"], 8000)
+        self.assertEqual(stats["delivered_bytes"], 8000 * 1500)
+        self.assertTrue(all(count <= 100 for _q, _s, count, _b, _r in batches), "100 frames fill 150000 bytes")
+        for q in range(4):
+            mine = [s for qq, s, *_x in batches if qq == q]
+            self.assertEqual(mine, list(range(len(mine))), "queue %d's batches in order" % q)
+
+    def test_copy_keeps_the_frames(self):
+        with gnio.Receiver("pcap:" + os.path.join(DATA, "captures", "dns.pcap"), gpu="cpu", batch=4,
+                           layout="flat") as rx:
+            with rx.next_batch(5000) as batch:
+                first = np.from_dlpack(batch.data).copy()
+                offsets = np.from_dlpack(batch.offsets).copy()
+                copy = batch.copy()
+            self.assertEqual(np.from_dlpack(copy.data).tobytes(), first.tobytes())
+            self.assertTrue((np.from_dlpack(copy.offsets) == offsets).all())
+            self.assertEqual(copy.layout, "flat")
+
+    def test_offsets_of_a_padded_batch_and_bad_arguments(self):
+        with gnio.Receiver("synthetic:count=4,size=64", gpu="cpu", batch=4, snap=16) as rx:
+            with rx.next_batch(5000) as batch:
+                with self.assertRaises(gnio.Error) as e:
+                    batch.offsets
+                self.assertEqual(e.exception.code, "NOT_SUPPORTED")
+                self.assertIn("layout='flat'", str(e.exception))
+        cases = [
+            (dict(layout="ragged"), "layout='ragged'"),
+            (dict(layout="flat", snap=64), "snap=64"),
+            (dict(flat_bytes=4096), "flat_bytes=4096"),
+            (dict(layout="flat", flat_bytes=-1), "flat_bytes=-1"),
+            (dict(layout="flat", flat_bytes=2**32), "flat_bytes=4294967296"),
+            (dict(layout="flat", flat_bytes="big"), "flat_bytes='big'"),
+        ]
+        for kw, text in cases:
+            with self.subTest(**{k: str(v) for k, v in kw.items()}):
+                with self.assertRaises(gnio.Error) as e:
+                    gnio.Receiver("synthetic:count=1", gpu="cpu", **kw)
+                self.assertEqual(e.exception.code, "INVALID_VALUE")
+                self.assertIn(text, str(e.exception))
+
+
 class Accounting(unittest.TestCase):
     def test_held_batches_count_pool_full(self):
         with gnio.Receiver("synthetic:count=5000,size=64", gpu="cpu", batch=100, buffers=2, snap=64,

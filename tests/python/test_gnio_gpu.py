@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The Python module on a CUDA GPU: torch.from_dlpack and cupy.from_dlpack on live batches, with the
-byte checks done on the GPU against dpkt's reading of the same capture. Exits 77 (skipped) without a CUDA GPU
+byte checks done on the GPU against dpkt's reading of the same capture (padded batches with both, flat
+batches of whole frames with torch). Exits 77 (skipped) without a CUDA GPU
 or without torch and cupy."""
 import os
 import subprocess
@@ -40,6 +41,11 @@ def load_kernels(lib):
         x = torch.zeros((2, SNAP), dtype=torch.uint8, device="cuda")
         x.clone().cpu()
         torch.zeros(2, dtype=torch.int32, device="cuda").view(torch.uint32).to(torch.int64).cpu()
+        # check_flat_torch's: comparisons of uint8 and int64 tensors, int64 differences, uint64 viewed as int64.
+        o = torch.zeros(3, dtype=torch.int64, device="cuda")
+        torch.equal(o[1:] - o[:-1], o[:2])
+        torch.equal(x[0], torch.zeros(SNAP, dtype=torch.uint8).to("cuda"))
+        torch.zeros(2, dtype=torch.int64, device="cuda").view(torch.uint64).view(torch.int64).sum().item()
         torch.cuda.synchronize()
     else:
         cupy.asnumpy(cupy.zeros((2, SNAP), dtype=cupy.uint8))
@@ -82,6 +88,36 @@ def check_with(lib, path):
     print("%s: %d packets of %s equal the capture's" % (lib, len(want_lengths), os.path.basename(path)))
 
 
+def check_flat_torch(path):
+    """layout='flat' with torch: each batch's frames, lengths (from the offsets) and timestamps compared
+    on the GPU with dpkt's reading of the capture."""
+    want = read_pcap(path)
+    at = batches = 0
+    with gnio.Receiver("pcap:" + path, gpu="auto", batch=16, layout="flat", flat_bytes=4096, timeout_ms=0.5) as rx:
+        for batch in rx.batches(timeout_ms=5000):
+            with batch:
+                x = torch.from_dlpack(batch.data)
+                off = torch.from_dlpack(batch.offsets)
+                ts = torch.from_dlpack(batch.timestamps)
+                assert x.is_cuda and x.dtype == torch.uint8 and tuple(x.shape) == (batch.bytes,), x.shape
+                assert off.is_cuda and off.dtype == torch.uint32 and tuple(off.shape) == (batch.count + 1,)
+                mine = want[at:at + batch.count]
+                frames = torch.frombuffer(bytearray(b"".join(b for _, b in mine)), dtype=torch.uint8).to("cuda")
+                lengths = torch.tensor([len(b) for _, b in mine], dtype=torch.int64, device="cuda")
+                stamps = torch.tensor([t for t, _ in mine], dtype=torch.int64, device="cuda")
+                o = off.to(torch.int64)
+                assert torch.equal(x, frames), "flat batch %d: bytes differ" % batches
+                assert torch.equal(o[1:] - o[:-1], lengths) and int(o[0]) == 0, "flat batch %d: offsets" % batches
+                assert torch.equal(ts.view(torch.int64), stamps), "flat batch %d: timestamps" % batches
+                at += batch.count
+                batches += 1
+                del x, off, ts, o
+        s = rx.stats()
+    assert at == len(want) and s["delivered"] == len(want) and s["offered"] == len(want), (at, s)
+    print("torch flat: %d whole packets of %s in %d batches equal the capture's" %
+          (len(want), os.path.basename(path), batches))
+
+
 LAZY_PROBE = """
 import os, sys
 import torch
@@ -119,6 +155,8 @@ def main():
         for name in ("dns.pcap", "http.pcap"):
             check_with(lib, os.path.join(DATA, "captures", name))
     if torch is not None:
+        for name in ("tls.pcap", "vlan.pcap"):
+            check_flat_torch(os.path.join(DATA, "captures", name))
         check_lazy_loading_refused(os.path.join(DATA, "captures", "dns.pcap"))
     return 0
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /// @file
 /// @brief Device side of batch receive: a persistent kernel gathers the
-/// packets of its RX queue into fixed-size batch buffers in GPU memory and
-/// hands each full or timed-out batch to the host through a semaphore.
+/// packets of its RX queue into batch buffers in GPU memory (each packet's
+/// first `snap` bytes zero-padded, or whole frames back to back with their
+/// offsets) and hands each full or timed-out batch to the host through a
+/// semaphore.
 ///
 /// The host side (gnio::BatchReceiver, gnio/batch.hpp) allocates the pool,
 /// launches BatchKernel, takes the batches and gives each buffer back by
@@ -27,6 +29,7 @@ enum BatchFlags : uint32_t {
   BatchFull = 1u << 0,      ///< It holds BatchPool::capacity packets.
   BatchTimedOut = 1u << 1,  ///< Its first packet waited the kernel's timeout.
   BatchFlushed = 1u << 2,   ///< The kernel was stopped with the batch partly filled.
+  BatchBytesFull = 1u << 3, ///< Its flat data has no room for the next packet (BatchPool::flat_bytes).
 };
 
 /// @brief The semaphore payload of a handed-over batch: which buffer holds
@@ -37,7 +40,7 @@ struct BatchInfo {
   uint32_t block;   ///< The block that filled it.
   uint32_t flags;   ///< BatchFlags.
   uint64_t seq;     ///< The block's batch number, from 0: batches of one block are handed over in this order.
-  uint64_t bytes;   ///< Sum of the packets' lengths (before the snap cut).
+  uint64_t bytes;   ///< Sum of the packets' lengths (before the snap cut; the flat bytes used).
 };
 static_assert(sizeof(BatchInfo) == 32);
 
@@ -48,15 +51,18 @@ struct BatchBlockCounters {
   uint64_t handed;     ///< Of those, packets in batches set Ready (stored after the Ready status).
   uint64_t pool_full;  ///< Of those, packets dropped because every buffer of the block was held.
   uint64_t batches;    ///< Batches set Ready.
+  uint64_t flat_oversize;  ///< Of those received, packets longer than BatchPool::flat_bytes (dropped).
 };
 
 /// @brief The batch buffers as the kernel sees them: `buffers` buffers of
-/// `capacity` packets; buffer i's packet j has `snap` bytes at
-/// data[(i * capacity + j) * snap] (zero-padded after its length) and its
-/// length, timestamp, RSS hash and queue at index i * capacity + j of the
-/// other arrays. Every array is in one device allocation.
+/// `capacity` packets. Padded (flat_bytes 0): buffer i's packet j has `snap`
+/// bytes at data[(i * capacity + j) * snap] (zero-padded after its length).
+/// Flat: its whole frame is data[i * flat_stride + offsets[o + j],
+/// i * flat_stride + offsets[o + j + 1]) with o = i * (capacity + 1).
+/// Its length, timestamp, RSS hash and queue are at index i * capacity + j
+/// of the other arrays. Every array is in one device allocation.
 struct BatchPool {
-  uint8_t* data = nullptr;          ///< buffers * capacity * snap bytes.
+  uint8_t* data = nullptr;          ///< buffers * capacity * snap bytes, or buffers * flat_stride.
   uint32_t* lengths = nullptr;      ///< Received length of each packet (may exceed snap).
   uint64_t* timestamps = nullptr;   ///< RxDesc::timestamp_ns of each packet.
   uint32_t* rss_hash = nullptr;     ///< RxDesc::rss_hash of each packet.
@@ -64,6 +70,9 @@ struct BatchPool {
   uint32_t capacity = 0;            ///< Packets per buffer.
   uint32_t snap = 0;                ///< Bytes kept per packet.
   uint32_t buffers = 0;             ///< Buffers in the pool; item i of the semaphore is buffer i.
+  uint32_t* offsets = nullptr;      ///< Flat: buffers * (capacity + 1) byte offsets; null when padded.
+  uint32_t flat_bytes = 0;          ///< Flat: the bytes a buffer's frames may fill; 0: the padded layout.
+  uint64_t flat_stride = 0;         ///< Flat: bytes from one buffer's data to the next (>= flat_bytes).
 };
 
 /// @brief The value every thread of the block gets from thread 0.
@@ -95,6 +104,16 @@ GNIO_HD inline uint64_t block_broadcast(uint64_t v) {
 /// ring as ring_full) or receives and counts them as pool_full.
 /// Every packet received is in exactly one Ready batch or in pool_full; at
 /// stop, a partly filled batch is set Ready with BatchFlushed.
+///
+/// With the flat layout (BatchPool::flat_bytes != 0) the block's leader
+/// lays out the run of a burst's packets that fits the room left, by count
+/// and by bytes, writing their offsets; the threads then copy the frames
+/// whole. The packet that does not fit starts the next buffer, so a burst
+/// may span two batches: the block holds it (unreleased) until it has a
+/// buffer, or under `drop_when_full` counts the rest as pool_full. A frame
+/// longer than flat_bytes is received and counted as flat_oversize. Packets
+/// of a held burst count as received only once placed or dropped, so what a
+/// stop leaves of it is still the ring's (dropped as closed by the host).
 struct BatchKernel {
   RxQueueSet queues;                 ///< The queues, one per block (or shared).
   uint16_t queue_ids[RxQueueSet::kMax];  ///< The queue id of queues.rxq[i].
@@ -108,7 +127,14 @@ struct BatchKernel {
   /// @brief The kernel body, run by every thread until the kernel is stopped.
   /// @param ctx The kernel's context.
   GNIO_HD void operator()(const KernelCtx& ctx) const {
-    constexpr uint32_t kNone = 0xffffffffu;
+    if (pool.flat_bytes) run_flat(ctx);
+    else run_padded(ctx);
+  }
+
+ private:
+  static constexpr uint32_t kNone = 0xffffffffu;
+
+  GNIO_HD void run_padded(const KernelCtx& ctx) const {
     const uint32_t me = block_index(), grid = grid_dim();
     const uint32_t slot = me % queues.count;
     const Rxq& rxq = queues.rxq[slot];
@@ -169,7 +195,145 @@ struct BatchKernel {
     if (cur != kNone && fill > 0) hand_over(me, cur, fill, qid, BatchFlushed, seq, bytes, c);
   }
 
- private:
+  GNIO_HD void run_flat(const KernelCtx& ctx) const {
+    const uint32_t me = block_index(), grid = grid_dim();
+    const uint32_t slot = me % queues.count;
+    const Rxq& rxq = queues.rxq[slot];
+    const uint16_t qid = queue_ids[slot];
+    const bool leader = thread_index() == 0;
+    BatchBlockCounters c{};
+    uint32_t cur = kNone, fill = 0, next_try = me, used = 0;  // used: the leader's bytes of cur's data
+    uint64_t started = 0, seq = 0;
+    RxBurst b;          // the burst being placed
+    uint32_t done = 0;  // its packets placed or dropped
+    const uint64_t poll_ns = timeout_ns < kPollNs ? (timeout_ns ? timeout_ns : 1) : kPollNs;
+    while (scope_all<Scope::Block>(ctx.running())) {
+      ctx.heartbeat();
+      if (cur == kNone) {
+        uint32_t found = kNone;
+        if (leader) found = take_free(me, grid, next_try);
+        cur = static_cast<uint32_t>(block_broadcast(found));
+        if (cur != kNone) next_try = cur + grid;
+      }
+      if (done == b.count()) {
+        if (cur == kNone && !drop_when_full) {
+          backoff(8);
+          continue;
+        }
+        const uint32_t room = cur == kNone ? burst : pool.capacity - fill;
+        b = rxq.receive<Scope::Block>(room < burst ? room : burst, poll_ns);
+        done = 0;
+        uint64_t mine = 0, my_bytes = 0;
+        for (uint32_t i = thread_index(); i < b.count(); i += block_dim()) {
+          ++mine;
+          my_bytes += b[i].size();
+        }
+        if (b.count()) {
+          ctx.count_packets(mine, my_bytes);
+          ctx.count_burst<Scope::Block>();
+        }
+      }
+      const uint32_t n = b.count();
+      bool no_room = false;
+      if (done < n) {
+        if (cur == kNone) {
+          if (!drop_when_full) {  // hold the burst until the host gives a buffer back
+            backoff(8);
+            continue;
+          }
+          c.received += n - done;
+          c.pool_full += n - done;
+          done = n;
+        } else {
+          uint64_t plan = 0;  // k | too_long << 32 | no_room << 33, from the leader
+          if (leader) plan = lay_out(b, done, cur, fill, used);
+          plan = block_broadcast(plan);  // also orders the leader's offsets before the copies
+          const uint32_t k = static_cast<uint32_t>(plan);
+          const uint32_t too_long = static_cast<uint32_t>(plan >> 32) & 1u;
+          no_room = (plan >> 33) & 1u;
+          const uint64_t base = static_cast<uint64_t>(cur) * (pool.capacity + 1);
+          for (uint32_t i = thread_index(); i < k; i += block_dim())
+            gather_flat(b[done + i], cur, fill + i, pool.offsets[base + fill + i], qid);
+          if (k && fill == 0) started = wait_clock_ns();
+          if (leader && k) used = pool.offsets[base + fill + k];
+          fill += k;
+          done += k + too_long;
+          c.received += k + too_long;
+          c.flat_oversize += too_long;
+        }
+        if (done == n) rxq.release<Scope::Block>(b);  // synchronises the block: every copy is done
+        if (leader) store_counters(me, c);
+      }
+      if (cur == kNone || fill == 0) continue;
+      uint32_t why = 0;
+      if (leader && fill == pool.capacity) why = BatchFull;
+      else if (leader && no_room) why = BatchBytesFull;
+      else if (leader && wait_clock_ns() - started >= timeout_ns) why = BatchTimedOut;
+      why = static_cast<uint32_t>(block_broadcast(why));
+      if (why) {
+        hand_over(me, cur, fill, qid, why, seq++, used, c);
+        cur = kNone;
+        fill = 0;
+        used = 0;
+      }
+    }
+    if (done < b.count()) rxq.release<Scope::Block>(b);
+    if (cur != kNone && fill > 0) hand_over(me, cur, fill, qid, BatchFlushed, seq, used, c);
+  }
+
+  // The leader's plan for packets done.. of `b` in buffer `buf` holding
+  // `fill` packets and `used` bytes: the k that fit by count and bytes (their
+  // end offsets written), whether the next is longer than a whole buffer
+  // (too_long, only when k == 0) and whether the next found no room.
+  GNIO_HD uint64_t lay_out(const RxBurst& b, uint32_t done, uint32_t buf, uint32_t fill, uint32_t used) const {
+    uint32_t* off = pool.offsets + static_cast<uint64_t>(buf) * (pool.capacity + 1);
+    if (fill == 0) off[0] = 0;
+    uint32_t k = 0, at = used;
+    uint64_t too_long = 0, no_room = 0;
+    while (done + k < b.count() && fill + k < pool.capacity) {
+      const uint32_t len = b[done + k].size();
+      if (len > pool.flat_bytes) {
+        too_long = k == 0;
+        break;
+      }
+      if (len > pool.flat_bytes - at) {
+        no_room = 1;
+        break;
+      }
+      at += len;
+      ++k;
+      off[fill + k] = at;
+    }
+    return k | too_long << 32 | no_room << 33;
+  }
+
+  GNIO_HD void gather_flat(const Packet& p, uint32_t buf, uint32_t j, uint32_t offset, uint16_t qid) const {
+    const uint32_t len = p.size();
+    uint8_t* dst = pool.data + static_cast<uint64_t>(buf) * pool.flat_stride + offset;
+    const uint8_t* src = p.data();
+#if GNIO_DEVICE_PASS
+    // Frames lie back to back, so the two sides share an 8-byte phase only
+    // sometimes; then the middle goes in whole words.
+    uint32_t k = 0;
+    if (((reinterpret_cast<uintptr_t>(src) ^ reinterpret_cast<uintptr_t>(dst)) & 7u) == 0) {
+      for (; k < len && (reinterpret_cast<uintptr_t>(dst + k) & 7u); ++k) dst[k] = src[k];
+      for (; k + 8 <= len; k += 8)
+        *reinterpret_cast<uint64_t*>(dst + k) = *reinterpret_cast<const uint64_t*>(src + k);
+    }
+    for (; k < len; ++k) dst[k] = src[k];
+#else
+    std::memcpy(dst, src, len);
+#endif
+    note(p, static_cast<uint64_t>(buf) * pool.capacity + j, qid);
+  }
+
+  GNIO_HD void note(const Packet& p, uint64_t at, uint16_t qid) const {
+    pool.lengths[at] = p.size();
+    pool.timestamps[at] = p.timestamp_ns();
+    pool.rss_hash[at] = p.rss_hash();
+    pool.queue[at] = qid;
+  }
+
   // The first Free buffer of this block's own, starting at `from`.
   GNIO_HD uint32_t take_free(uint32_t me, uint32_t grid, uint32_t from) const {
     const uint32_t mine = (pool.buffers - me + grid - 1) / grid;  // buffers me, me + grid, ...
@@ -205,10 +369,7 @@ struct BatchKernel {
     std::memcpy(dst, src, keep);
     std::memset(dst + keep, 0, pool.snap - keep);
 #endif
-    pool.lengths[at] = len;
-    pool.timestamps[at] = p.timestamp_ns();
-    pool.rss_hash[at] = p.rss_hash();
-    pool.queue[at] = qid;
+    note(p, at, qid);
   }
 
   GNIO_HD uint64_t sum_lengths(uint32_t buf, uint32_t from, uint32_t to) const {
@@ -220,6 +381,7 @@ struct BatchKernel {
   GNIO_HD void store_counters(uint32_t me, const BatchBlockCounters& c) const {
     store_relaxed(&counters[me].received, c.received);
     store_relaxed(&counters[me].pool_full, c.pool_full);
+    store_relaxed(&counters[me].flat_oversize, c.flat_oversize);
   }
 
   // Every thread calls; the leader publishes. Ready is stored before
