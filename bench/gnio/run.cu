@@ -38,10 +38,14 @@ Result<std::vector<Gpu>> open_devices(const std::string& list) {
   std::vector<Gpu> gpus;
   for (const std::string& e : *entries) {
     auto g = examples::open_gpu(e, false);
-    if (!g) return Status(g.status().code(), Layer::Gpu, "--gpu " + list + ", entry \"" + e + "\": " + g.status().message());
+    if (!g)
+      return Status(g.status().code(), Layer::Gpu,
+                    "--gpu " + list + ", entry \"" + e + "\": " + g.status().message());
     gpus.push_back(std::move(*g));
   }
-  return gpus;
+  // Spelled out: nvcc does not move a local into a converting return.
+  Result<std::vector<Gpu>> opened(std::move(gpus));
+  return opened;
 }
 
 }  // namespace

@@ -57,9 +57,10 @@ RxRun gnio_rx_on(const std::vector<Gpu*>& gpus, const std::vector<uint32_t>& que
   uint32_t nq = 0;
   for (uint32_t n : queues_of) nq += n;
   RxRun run;
-  run.total = Row{!c.reads_nothing ? "gnio " + source + ": mem=" + mem_text
-                                                 : "kernel anatomy: gnio " + source + ":, mem=" + mem_text + ", reads nothing",
-                  c.size, nq};
+  const std::string name = c.reads_nothing
+                               ? "kernel anatomy: gnio " + source + ":, mem=" + mem_text + ", reads nothing"
+                               : "gnio " + source + ": mem=" + mem_text;
+  run.total = Row{name, c.size, nq};
   Row& r = run.total;
   r.ok = false;
   const std::string spec = c.prebuilt ? "mem:count=0,frames=" + std::to_string(o.frames) + ",flows=1024,size=" +
@@ -105,9 +106,11 @@ RxRun gnio_rx_on(const std::vector<Gpu*>& gpus, const std::vector<uint32_t>& que
     if (!totals) return run;
     part.totals.emplace(std::move(*totals));
     const bool emulated = part.gpu->emulated();
+    const uint32_t grid = part.set.count * (emulated ? 1u : o.blocks_per_queue);
     auto k = PersistentKernel::launch(
-        *part.gpu, launch_config(part.set.count * (emulated ? 1u : o.blocks_per_queue), emulated ? 1u : o.block, "bench-rx"),
-        bench::TouchKernel{part.set, static_cast<bench::TouchTotals*>(part.totals->device_ptr()), o.burst, c.reads_nothing ? bench::Touch::Nothing : bench::Touch::Bytes});
+        *part.gpu, launch_config(grid, emulated ? 1u : o.block, "bench-rx"),
+        bench::TouchKernel{part.set, static_cast<bench::TouchTotals*>(part.totals->device_ptr()), o.burst,
+                           c.reads_nothing ? bench::Touch::Nothing : bench::Touch::Bytes});
     if (!k) return RxRun{not_launched(r, k.status()), {}};
     part.kernel.emplace(std::move(*k));
   }

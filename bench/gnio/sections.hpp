@@ -139,7 +139,7 @@ RxRun gnio_rx_on(const std::vector<gnio::Gpu*>& gpus, const std::vector<uint32_t
 // `queues` spread evenly over `devices` in contiguous runs, as gnio run does.
 std::vector<uint32_t> spread_queues(uint32_t queues, size_t devices);
 
-// gpus.cu: with two devices or more, whether the second slows the first
+// gpus.cpp: with two devices or more, whether the second slows the first
 // (the first alone, then beside the second, same queues each) and one
 // device against two (the same queues on the first, then spread).
 void gpus_rows(const std::vector<gnio::Gpu*>& gpus, const Options& o, std::vector<Row>& table);

@@ -432,7 +432,8 @@ CheckResult check_cuda_bus_id(const Environment& env, const Request& req) {
 CheckResult check_cuda_set_device(const Environment& env, const Request& req) {
   const char* id = "cuda.set_device";
   if (only_emulated(req)) return make(id, State::Skip, "emulated device requested (--gpu " + req.gpu + ")");
-  return per_gpu(env, req, id, "emulated device: no cudaSetDevice", [&](const Request& one) { return set_device(env, one); });
+  return per_gpu(env, req, id, "emulated device: no cudaSetDevice",
+                 [&](const Request& one) { return set_device(env, one); });
 }
 
 // A module cannot be loaded into a context while one of its kernels runs:

@@ -213,7 +213,8 @@ TEST(Caps, EveryListedGpuIsReported) {
 TEST(Caps, EachGpuIsPlacedAgainstTheNic) {
   gnio::testing::FakeHost h;
   gnio::testing::pcie_tree(h);
-  const std::string args = "caps --sys-root " + h.env.sys_root + " --nic afxdp:eth9 --gpu 0000:03:00.0,0000:81:00.0,cpu:1";
+  const std::string args =
+      "caps --sys-root " + h.env.sys_root + " --nic afxdp:eth9 --gpu 0000:03:00.0,0000:81:00.0,cpu:1";
   Outcome r = gnio(args + " --json", false);
   EXPECT_EQ(r.exit_code, 1) << r.out;
   auto j = nlohmann::json::parse(r.out, nullptr, false);
@@ -249,7 +250,8 @@ TEST(Caps, EachGpuIsPlacedAgainstTheNic) {
       << text.out;
   EXPECT_TRUE(contains(text.out, "  cpu:1: emulated\n")) << text.out;
 
-  Outcome software = gnio("caps --sys-root " + h.env.sys_root + " --nic synthetic:count=1 --gpu cpu:0,0000:03:00.0 --json", false);
+  Outcome software =
+      gnio("caps --sys-root " + h.env.sys_root + " --nic synthetic:count=1 --gpu cpu:0,0000:03:00.0 --json", false);
   auto js = nlohmann::json::parse(software.out, nullptr, false);
   ASSERT_FALSE(js.is_discarded()) << software.out;
   EXPECT_TRUE(js["gpus"][1]["placement"]["relation"].is_null());
