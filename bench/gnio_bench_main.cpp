@@ -13,7 +13,11 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   gnio_bench::Options o;
   CLI::App app{"gnio_bench: floors, the bare-ring ceiling, gnio RX/TX throughput, anti-patterns, echo latency"};
-  app.add_option("--gpu", o.gpu, "PCIe bus id, auto (falls back to cpu) or cpu")->capture_default_str();
+  app.add_option("--gpu", o.gpu,
+                 "PCIe bus id, auto (falls back to cpu) or cpu:N; a comma-separated list (auto,cpu:1) or all: the "
+                 "gnio rows spread their queues over the devices, the gpus rows compare the first device alone and "
+                 "beside the second; the other sections run on the first")
+      ->capture_default_str();
   app.add_flag("--quick", o.quick, "small counts and short windows (CI-class machines, the emulated device)");
   app.add_option("--window", o.window_s, "seconds measured per throughput row")->capture_default_str();
   app.add_option("--samples", o.samples, "echo round trips measured per variant")->capture_default_str();
@@ -40,7 +44,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 16u))
       ->capture_default_str();
   app.add_option("--only", o.only, "run only these sections (the floors always run; the targets need all)")
-      ->check(CLI::IsMember({"ceiling", "anatomy", "gnio", "anti", "tx", "echo"}))
+      ->check(CLI::IsMember({"ceiling", "anatomy", "gnio", "anti", "tx", "echo", "gpus"}))
       ->delimiter(',');
   app.add_option("--sizes", o.sizes, "frame sizes of the ceiling and gnio rows")->delimiter(',')->capture_default_str();
   app.add_option("--queue-counts", o.queue_counts, "queue counts of the gnio rows (1..16)")

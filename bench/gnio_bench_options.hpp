@@ -11,7 +11,7 @@
 namespace gnio_bench {
 
 struct Options {
-  std::string gpu = "auto";  // PCIe bus id, auto or cpu
+  std::string gpu = "auto";  // PCIe bus id, auto or cpu:N, or a list of them (all: every CUDA device)
   bool quick = false;
   double window_s = 0.4;   // measured time per throughput row
   uint32_t samples = 3000; // echo round trips per variant
@@ -25,7 +25,7 @@ struct Options {
   // queue, or bursts of 4096 on an 8192-entry ring, were slower.
   uint32_t burst = 2048;
   uint32_t blocks_per_queue = 1;
-  // A partial run: sections (ceiling, anatomy, gnio, anti, tx, echo), frame
+  // A partial run: sections (ceiling, anatomy, gnio, anti, tx, echo, gpus), frame
   // sizes and queue counts; empty means all. The targets need a full run.
   std::vector<std::string> only;
   std::vector<uint32_t> sizes{64, 256, 1500, 8000};

@@ -24,6 +24,7 @@ struct CapsOptions {
   bool json = false;
   std::string save;
   std::string diff;
+  std::string sys_root = "/sys";
   CLI::Option* nic_opt = nullptr;
   CLI::Option* gpu_opt = nullptr;
 };
@@ -106,7 +107,7 @@ void run_caps(const CapsOptions& o) {
   // A live driver also shows what it says of its NIC (afxdp: the kernel
   // of the interface, dpdk: DPDK of the port).
   auto nic = describe_nic(o.target.nic);
-  const nlohmann::json gpus_j = gpus_json(gpus, devices, "/sys");
+  const nlohmann::json gpus_j = gpus_json(gpus, devices, o.sys_root, o.target.nic);
   if (o.json) {
     nlohmann::json j = nlohmann::json::parse(to_json(r, -1));
     if (nic) j["nic"][nic->json_key] = nlohmann::json::parse(nic->json);
@@ -114,12 +115,11 @@ void run_caps(const CapsOptions& o) {
     std::cout << json_text(j) << "\n";
   } else {
     std::cout << format_report(r);
-    if (gpus.size() > 1) {
+    const bool placed = std::any_of(gpus_j.begin(), gpus_j.end(),
+                                    [](const nlohmann::json& g) { return !g["placement"]["relation"].is_null(); });
+    if (gpus.size() > 1 || placed) {
       std::cout << "\nGPUs (features above are those of " << first << ")\n";
-      for (const auto& g : gpus_j)
-        std::cout << "  " << g["gpu"].get<std::string>() << ": " << g["kind"].get<std::string>()
-                  << (g["bus_id"].is_null() ? "" : ", bus " + g["bus_id"].get<std::string>())
-                  << (g["numa_node"].is_null() ? "" : ", NUMA " + std::to_string(g["numa_node"].get<int>())) << "\n";
+      for (const auto& g : gpus_j) std::cout << "  " << gpu_line(g) << "\n";
     }
     if (nic) std::cout << "\n" << nic->title << " (" << o.target.nic << ")\n" << nic->text;
   }
@@ -148,6 +148,8 @@ void add_caps_command(CLI::App& app) {
                   "Compare the live state with a saved snapshot (same --nic/--gpu unless given); exit status 1 "
                   "when anything changed")
       ->type_name("OLD.json");
+  cmd->add_option("--sys-root", o->sys_root, "Read sysfs (NUMA nodes, PCIe placement) from DIR instead of /sys")
+      ->type_name("DIR");
   cmd->footer(
       "Answers 'is feature F supported for queue type T on NIC spec N with GPU G' on both axes: the NIC axis\n"
       "(queue types, queues, burst and packet limits, offloads, wait-on-time) and the CUDA axis (compute\n"
@@ -159,6 +161,7 @@ void add_caps_command(CLI::App& app) {
       "  gnio caps --nic synthetic:count=10 --gpu auto     both axes, first CUDA GPU\n"
       "  gnio caps --nic pcap:data/sample.pcap --gpu cpu   the emulated device\n"
       "  gnio caps --gpu all --json | jq '.gpus'          every CUDA GPU: bus id, NUMA node\n"
+      "  gnio caps --nic afxdp:eth1 --gpu all           each GPU's PCIe placement against the NIC (PIX..SYS)\n"
       "  gnio caps --nic loop: --gpu 0000:06:00.0 --save baseline.json\n"
       "  gnio caps --diff baseline.json                    what changed since (exit 1 if anything)\n"
       "  gnio caps --nic afxdp:eth0 --gpu auto            also the interface: channels, XDP modes, MTU\n"

@@ -24,7 +24,7 @@ void run_doctor(const DoctorOptions& o) {
   std::vector<doctor::CheckResult> results = doctor::run_all(env, make_request(o.target));
   if (o.json) {
     nlohmann::json j = nlohmann::json::parse(doctor::to_json(results, -1));
-    j["gpus"] = gpus_json(gpus, env.cuda.devices, env.sys_root);
+    j["gpus"] = gpus_json(gpus, env.cuda.devices, env.sys_root, o.target.nic);
     std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else
     std::cout << doctor::format_table(results);

@@ -4,7 +4,9 @@
 #include <fstream>
 #include <iostream>
 
+#include "gnio/capabilities.hpp"
 #include "gnio/gpu.hpp"
+#include "gnio/text_escape.hpp"
 
 namespace gnio::cli {
 
@@ -89,24 +91,84 @@ nlohmann::json numa_node(const std::string& sys_root, const std::string& bus_id)
   return node;
 }
 
+// The words of the issue a placement answers: one switch, one root complex,
+// one NUMA node.
+const char* placement_where(const PciePlacement& p) {
+  switch (p.relation) {
+    case PcieRelation::Pix:
+    case PcieRelation::Pxb: return "same_switch";
+    case PcieRelation::Phb: return "same_root_complex";
+    case PcieRelation::Node: return "other_root_complex";
+    case PcieRelation::Sys: return "across_sockets";
+  }
+  return "unknown";
+}
+
+nlohmann::json node_or_null(int node) { return node < 0 ? nlohmann::json(nullptr) : nlohmann::json(node); }
+
+nlohmann::json unplaced(std::string why) { return {{"relation", nullptr}, {"reason", escape_text(why)}}; }
+
+nlohmann::json placement_json(const std::string& sys_root, const std::string& nic_spec, const std::string& bus_id) {
+  if (nic_spec.empty()) return unplaced("no --nic SPEC given");
+  auto placed = place_gpu_against_nic(sys_root, nic_spec, bus_id);
+  if (!placed) return unplaced(placed.status().message());
+  const PciePlacement& p = *placed;
+  return {{"relation", pcie_relation_name(p.relation)},
+          {"where", placement_where(p)},
+          {"same_switch", p.same_switch()},
+          {"same_root_complex", p.same_root_complex()},
+          {"same_numa_node", !p.other_numa_node()},
+          {"nic_bus_id", p.nic_bus_id},
+          {"nic_numa_node", node_or_null(p.nic_numa_node)},
+          {"gpu_numa_node", node_or_null(p.gpu_numa_node)},
+          {"nic_host_bridge", p.nic_host_bridge},
+          {"gpu_host_bridge", p.gpu_host_bridge},
+          {"shared_bridge", p.shared_bridge.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.shared_bridge)},
+          {"text", p.describe()}};
+}
+
 }  // namespace
 
 nlohmann::json gpus_json(const std::vector<std::string>& entries, const std::vector<CudaDeviceInfo>& devices,
-                         const std::string& sys_root) {
+                         const std::string& sys_root, const std::string& nic_spec) {
   nlohmann::json gpus = nlohmann::json::array();
   for (const std::string& e : entries) {
     nlohmann::json g{{"gpu", e}, {"bus_id", nullptr}, {"numa_node", nullptr}};
-    if (Gpu::names_emulated(e)) g["kind"] = "emulated";
-    else if (const CudaDeviceInfo* d = find_device(e, devices)) {
+    if (Gpu::names_emulated(e)) {
+      g["kind"] = "emulated";
+      g["placement"] = unplaced("emulated device, not on PCIe");
+    } else if (const CudaDeviceInfo* d = find_device(e, devices)) {
       g["kind"] = "cuda";
       g["bus_id"] = d->bus_id;
       g["ordinal"] = d->ordinal;
       g["numa_node"] = numa_node(sys_root, d->bus_id);
-    } else
+      g["placement"] = placement_json(sys_root, nic_spec, d->bus_id);
+    } else {
+      // sysfs places a bus id whether or not CUDA enumerates the device.
       g["kind"] = "unavailable";
+      const std::string bus = normalize_bus_id(e);
+      g["placement"] = bus.empty() ? unplaced("no CUDA device for " + e) : placement_json(sys_root, nic_spec, bus);
+    }
     gpus.push_back(std::move(g));
   }
   return gpus;
+}
+
+std::string gpu_line(const nlohmann::json& g) {
+  std::string line = g["gpu"].get<std::string>() + ": " + g["kind"].get<std::string>();
+  if (!g["bus_id"].is_null()) line += ", bus " + g["bus_id"].get<std::string>();
+  if (!g["numa_node"].is_null()) line += ", NUMA " + std::to_string(g["numa_node"].get<int>());
+  const nlohmann::json& p = g["placement"];
+  if (p["relation"].is_null()) return line;
+  const std::string where = p["where"].get<std::string>();
+  line += "; against NIC " + p["nic_bus_id"].get<std::string>() + " (NUMA " +
+          (p["nic_numa_node"].is_null() ? std::string("?") : std::to_string(p["nic_numa_node"].get<int>())) +
+          "): " + (where == "same_switch"         ? "same PCIe switch"
+                   : where == "same_root_complex" ? "same root complex"
+                   : where == "other_root_complex" ? "another root complex, same NUMA node"
+                                                   : "across sockets") +
+          ", " + p["text"].get<std::string>();
+  return line;
 }
 
 void exit_with(int code) { throw CLI::RuntimeError(code); }

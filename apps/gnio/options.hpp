@@ -40,9 +40,14 @@ doctor::Environment make_environment(const RootOptions& r);
 std::vector<std::string> gpu_entries(const std::string& command, const TargetOptions& t,
                                      const std::vector<CudaDeviceInfo>& devices);
 // One object per entry: what it names ("cuda", "emulated", "unavailable"),
-// the bus id and the NUMA node sysfs under sys_root gives (null when none).
+// the bus id and the NUMA node sysfs under sys_root gives (null when none),
+// and its PCIe placement against the NIC of nic_spec ("placement": the
+// relation, PIX..SYS, with both NUMA nodes; a null relation with the reason
+// where there is none).
 nlohmann::json gpus_json(const std::vector<std::string>& entries, const std::vector<CudaDeviceInfo>& devices,
-                         const std::string& sys_root);
+                         const std::string& sys_root, const std::string& nic_spec);
+// One entry of gpus_json() as a line of text.
+std::string gpu_line(const nlohmann::json& gpu);
 
 // Ends the subcommand with this exit status (CLI11 turns it into main's).
 [[noreturn]] void exit_with(int code);

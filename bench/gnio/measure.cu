@@ -57,25 +57,39 @@ LaunchConfig launch_config(uint32_t grid, uint32_t block, const char* name) {
 }
 
 bool measure(const PersistentKernel& k, double window_s, Row& r, const std::function<void()>& at_start) {
+  return measure_kernels({&k}, window_s, {&r}, at_start);
+}
+
+bool measure_kernels(const std::vector<const PersistentKernel*>& kernels, double window_s,
+                     const std::vector<Row*>& rows, const std::function<void()>& at_start) {
   const auto deadline = Clock::now() + std::chrono::seconds(5);
-  while (k.totals().packets == 0)
-    if (Clock::now() > deadline) return false;
-    else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (const PersistentKernel* k : kernels)
+    while (k->totals().packets == 0)
+      if (Clock::now() > deadline) return false;
+      else std::this_thread::sleep_for(std::chrono::milliseconds(1));
   std::this_thread::sleep_for(std::chrono::duration<double>(window_s / 4));  // past the ramp
   if (at_start) at_start();
-  const KernelTotals a = k.totals();
+  std::vector<KernelTotals> a, b(kernels.size());
+  for (const PersistentKernel* k : kernels) a.push_back(k->totals());
   const auto t0 = Clock::now();
-  // A window in which nothing finished (threads of a busy emulated device
-  // not scheduled) is extended, up to 2 s; a row still at 0 fails.
-  KernelTotals b;
+  // A window in which a kernel finished nothing (threads of a busy emulated
+  // device not scheduled) is extended, up to 2 s; a row still at 0 fails.
+  bool all_moved = false;
   do {
     std::this_thread::sleep_for(std::chrono::duration<double>(window_s));
-    b = k.totals();
-  } while (b.packets == a.packets && bench::secs_since(t0) < 2.0);
-  r.seconds = bench::secs_since(t0);
-  r.packets = b.packets - a.packets;
-  r.bytes = b.bytes - a.bytes;
-  return r.packets > 0;
+    all_moved = true;
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      b[i] = kernels[i]->totals();
+      all_moved = all_moved && b[i].packets > a[i].packets;
+    }
+  } while (!all_moved && bench::secs_since(t0) < 2.0);
+  const double seconds = bench::secs_since(t0);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    rows[i]->seconds = seconds;
+    rows[i]->packets = b[i].packets - a[i].packets;
+    rows[i]->bytes = b[i].bytes - a[i].bytes;
+  }
+  return all_moved;
 }
 
 Percentiles percentiles(std::vector<double> v) {

@@ -12,7 +12,9 @@
 //    generator (synthetic:), 64..8000 B, mem=host|gpu, 1..8 queues;
 //  - the anti-patterns on the same packets: a launch per packet, a host
 //    copy plus a launch per burst of 32 and of 256;
-//  - TX from device and host memory payloads; echo latency at low load.
+//  - TX from device and host memory payloads; echo latency at low load;
+//  - with several devices (--gpu A,B): the gnio rows spread over them, and
+//    whether a second device slows the first one's queues.
 // Throughput rows run until their source has delivered, then count the
 // packets the kernel finished in a fixed window.
 #include <algorithm>
@@ -25,6 +27,29 @@
 
 using namespace gnio;
 
+namespace {
+
+// Each entry of --gpu, "auto" falling back to the emulated device as a
+// single --gpu does; "all" is every CUDA device.
+Result<std::vector<Gpu>> open_devices(const std::string& list) {
+  if (list == "all") return Gpu::open_list(list);
+  auto entries = Gpu::parse_list(list);
+  if (!entries) return entries.status();
+  std::vector<Gpu> gpus;
+  for (const std::string& e : *entries) {
+    auto g = examples::open_gpu(e, false);
+    if (!g)
+      return Status(g.status().code(), Layer::Gpu,
+                    "--gpu " + list + ", entry \"" + e + "\": " + g.status().message());
+    gpus.push_back(std::move(*g));
+  }
+  // Spelled out: nvcc does not move a local into a converting return.
+  Result<std::vector<Gpu>> opened(std::move(gpus));
+  return opened;
+}
+
+}  // namespace
+
 int gnio_bench::run(Options o) {
   if (o.quick) {
     o.window_s = std::min(o.window_s, 0.05);
@@ -34,8 +59,12 @@ int gnio_bench::run(Options o) {
     o.strides = 2048;
     o.burst = std::min(o.burst, o.ring / 4);  // a ring of four bursts, as in a full run
   }
-  auto gpu = examples::open_gpu(o.gpu, false);
-  if (!gpu) return examples::fail(gpu.status());
+  auto opened = open_devices(o.gpu);
+  if (!opened) return examples::fail(opened.status());
+  std::vector<Gpu*> gpus;
+  for (Gpu& g : *opened) gpus.push_back(&g);
+  // The sections of one device run on the first.
+  Gpu* gpu = gpus.front();
   const auto started = bench::Clock::now();
 
   std::vector<Row> table;
@@ -43,15 +72,20 @@ int gnio_bench::run(Options o) {
   // Ceilings by size and ring memory; gnio rows are read against them.
   const std::vector<Row> ceilings = ceiling_rows(*gpu, o, floors, table);
   ceiling_anatomy_rows(*gpu, o, ceilings, table);
-  const std::vector<Row> gnio_rows = gnio_rx_rows(*gpu, o, ceilings, table);
+  const std::vector<Row> gnio_rows = gnio_rx_rows(gpus, o, ceilings, table);
   gnio_anatomy_rows(*gpu, o, ceilings, table);
   const std::vector<Row> anti = anti_pattern_rows(*gpu, o, ceilings, table);
   tx_rows(*gpu, o, floors, table);
   const std::vector<Row> echoes = echo_rows(*gpu, o, floors, table);
+  gpus_rows(gpus, o, table);
   const std::vector<Target> targets =
       o.partial() ? std::vector<Target>{} : read_targets(floors, ceilings, gnio_rows, anti, echoes);
 
-  print_table(bench::machine(*gpu), o, table, targets);
+  std::string machine = bench::machine(*gpu);
+  for (size_t d = 1; d < gpus.size(); ++d)
+    machine += "; device " + std::to_string(d) + ": " +
+               (gpus[d]->emulated() ? std::string("emulated") : gpus[d]->info().name) + " (" + gpus[d]->bus_id() + ")";
+  print_table(machine, o, table, targets);
   std::printf("\nwall time: %.1f s\n", bench::secs_since(started));
   for (const Row& r : table)
     if (!r.ok) return 1;

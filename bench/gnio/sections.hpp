@@ -79,6 +79,10 @@ gnio::LaunchConfig launch_config(uint32_t grid, uint32_t block, const char* name
 // counts what it finishes in the window into `r`; `at_start` runs when the
 // window opens (to take the first of two samples). False if nothing finished.
 bool measure(const gnio::PersistentKernel& k, double window_s, Row& r, const std::function<void()>& at_start = {});
+// The same for several kernels at once (one per device): one window, each
+// kernel's count into its row of `rows`; false if one finished nothing.
+bool measure_kernels(const std::vector<const gnio::PersistentKernel*>& kernels, double window_s,
+                     const std::vector<Row*>& rows, const std::function<void()>& at_start = {});
 
 struct Percentiles {
   double p50 = 0, p99 = 0, p999 = 0;
@@ -109,8 +113,36 @@ void ceiling_anatomy_rows(gnio::Gpu& gpu, const Options& o, const std::vector<Ro
 
 // rx.cu: the NIC engine by size, ring memory, source and queue count; then
 // the anatomy of its 64 B rows (the kernel only receives and releases).
-std::vector<Row> gnio_rx_rows(gnio::Gpu& gpu, const Options& o, const std::vector<Row>& ceilings,
+// With several devices each row's queues are spread over them, and a row
+// per device follows the total's.
+std::vector<Row> gnio_rx_rows(const std::vector<gnio::Gpu*>& gpus, const Options& o, const std::vector<Row>& ceilings,
                               std::vector<Row>& table);
+
+// One receive row of rx.cu: frame size, ring memory, queues, source.
+struct RxCase {
+  uint32_t size;
+  gnio::RingMem mem;
+  uint32_t queues;
+  bool prebuilt;
+  bool reads_nothing = false;  // an anatomy row: the kernel only receives and releases
+};
+// A receive run over one or more devices: the total, and one row per device
+// that had queues (its bound the total, its ratio its share).
+struct RxRun {
+  Row total;
+  std::vector<Row> per_device;
+};
+// Queues of one source, queues_of[d] of them (in queue order) on gpus[d],
+// one receive kernel per device, measured in one window.
+RxRun gnio_rx_on(const std::vector<gnio::Gpu*>& gpus, const std::vector<uint32_t>& queues_of, const Options& o,
+                 const RxCase& c);
+// `queues` spread evenly over `devices` in contiguous runs, as gnio run does.
+std::vector<uint32_t> spread_queues(uint32_t queues, size_t devices);
+
+// gpus.cpp: with two devices or more, whether the second slows the first
+// (the first alone, then beside the second, same queues each) and one
+// device against two (the same queues on the first, then spread).
+void gpus_rows(const std::vector<gnio::Gpu*>& gpus, const Options& o, std::vector<Row>& table);
 void gnio_anatomy_rows(gnio::Gpu& gpu, const Options& o, const std::vector<Row>& ceilings, std::vector<Row>& table);
 
 // anti_patterns.cu: a launch per packet, a host copy and a launch per burst.

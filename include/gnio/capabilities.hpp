@@ -304,4 +304,85 @@ struct PcieLink {
 /// @return The link; zeros where sysfs does not say (or `bus_id` is empty).
 PcieLink read_pcie_link(const std::string& sys_root, const std::string& bus_id);
 
+/// @brief Where a PCIe device sits in the sysfs device tree.
+struct PciePosition {
+  std::string host_bridge;         ///< The root complex's host bridge, e.g. "pci0000:00".
+  std::vector<std::string> chain;  ///< Bus ids from the root port down to the device itself (its last entry).
+  int numa_node = -1;              ///< The device's `numa_node`; -1 where sysfs does not say.
+};
+/// @brief Reads a device's place from the sysfs tree.
+/// @param sys_root The sysfs root, "/sys" on the live machine.
+/// @param device_link A path to the device's directory, or a link to it
+///        (`<sys_root>/bus/pci/devices/BUSID`, `<sys_root>/class/net/IF/device`).
+/// @return The position, or NotFound (Layer::Caps) naming the path when it
+///         does not resolve to a PCIe device under `<sys_root>/devices`.
+Result<PciePosition> read_pcie_position(const std::string& sys_root, const std::string& device_link);
+
+/// @brief The sysfs directory of the PCIe device a queue spec drives.
+/// @param sys_root The sysfs root.
+/// @param nic_spec "afxdp:IFACE,..." or "dpdk:...,BUSID,..."; any other
+///        driver drives no PCIe device.
+/// @return `<sys_root>/class/net/IFACE/device` or
+///         `<sys_root>/bus/pci/devices/BUSID`; NotFound (Layer::Caps) saying
+///         why there is none (a software backend, a virtual interface, a
+///         virtual DPDK PMD, a bus id sysfs does not list).
+Result<std::string> nic_pcie_device(const std::string& sys_root, std::string_view nic_spec);
+
+/// @brief How far apart two PCIe devices are, in the words of `nvidia-smi topo -m`.
+enum class PcieRelation : uint8_t {
+  Pix,   ///< Behind one PCIe bridge (one switch port level): the best placement.
+  Pxb,   ///< Behind shared PCIe bridges (one switch, several levels).
+  Phb,   ///< Below one host bridge, no shared switch: one root complex.
+  Node,  ///< Different host bridges on one NUMA node.
+  Sys,   ///< Different NUMA nodes: traffic crosses the socket interconnect.
+};
+/// @brief The name of a relation.
+/// @param r The relation.
+/// @return "PIX", "PXB", "PHB", "NODE" or "SYS".
+std::string_view pcie_relation_name(PcieRelation r) noexcept;
+
+/// @brief Where a GPU sits relative to the NIC.
+struct PciePlacement {
+  PcieRelation relation = PcieRelation::Sys;  ///< How far apart they are.
+  std::string nic_bus_id;                     ///< The NIC's bus id.
+  std::string gpu_bus_id;                     ///< The GPU's bus id.
+  int nic_numa_node = -1;                     ///< The NIC's NUMA node, -1 when unknown.
+  int gpu_numa_node = -1;                     ///< The GPU's NUMA node, -1 when unknown.
+  std::string nic_host_bridge;                ///< The NIC's host bridge ("pci0000:00").
+  std::string gpu_host_bridge;                ///< The GPU's host bridge.
+  std::string shared_bridge;  ///< The deepest bridge above both (PIX, PXB); "" otherwise.
+  /// @brief Below one PCIe switch (PIX or PXB).
+  /// @return True for Pix and Pxb.
+  bool same_switch() const noexcept { return relation == PcieRelation::Pix || relation == PcieRelation::Pxb; }
+  /// @brief Below one host bridge.
+  /// @return True when both host bridges are the same one.
+  bool same_root_complex() const noexcept { return nic_host_bridge == gpu_host_bridge; }
+  /// @brief On different NUMA nodes, where sysfs gives both.
+  /// @return True when both nodes are known and differ.
+  bool other_numa_node() const noexcept {
+    return nic_numa_node >= 0 && gpu_numa_node >= 0 && nic_numa_node != gpu_numa_node;
+  }
+  /// @brief The verdict in words, e.g. "behind one PCIe bridge
+  ///        0000:01:00.0 (PIX)" or "different NUMA nodes (SYS): traffic
+  ///        crosses the socket interconnect".
+  /// @return One phrase ending in the relation's name or its consequence.
+  std::string describe() const;
+};
+/// @brief Places a GPU against a NIC from their positions.
+/// @param nic The NIC's position (read_pcie_position()).
+/// @param gpu The GPU's position.
+/// @return The placement: a common host bridge and a common bridge below it
+///         decide PIX (both one level below it) or PXB; a common host
+///         bridge alone PHB; different host bridges NODE; different NUMA
+///         nodes SYS (also below one host bridge).
+PciePlacement place_pcie(const PciePosition& nic, const PciePosition& gpu);
+/// @brief Places a GPU, by bus id, against the NIC a queue spec drives.
+/// @param sys_root The sysfs root.
+/// @param nic_spec The NIC's queue spec (nic_pcie_device()).
+/// @param gpu_bus_id The GPU's normalised bus id.
+/// @return The placement, or NotFound (Layer::Caps) saying which side sysfs
+///         does not show, and why.
+Result<PciePlacement> place_gpu_against_nic(const std::string& sys_root, std::string_view nic_spec,
+                                            const std::string& gpu_bus_id);
+
 }  // namespace gnio

@@ -2,6 +2,7 @@
 // The individual doctor checks and the facts several of them share.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,6 +41,16 @@ DocaVersions doca_versions(const Environment& env);
 
 // The CUDA device req.gpu names; nullptr with the reason otherwise.
 const CudaDeviceInfo* resolve_gpu(const Environment& env, const Request& req, std::string* why);
+
+// Whether every comma-separated entry of req.gpu names an emulated device.
+bool only_emulated(const Request& req);
+// A row for every GPU of req.gpu: `one` gets a Request naming one entry
+// ("all" expanded to the CUDA devices). One entry gives its own row; several
+// give one row naming each entry's result ("[0000:06:00.0] ...; [cpu:1] ..."),
+// the worst state deciding, emulated entries skipped with `emulated_why`.
+// A list that does not parse FAILs with the entry at fault.
+CheckResult per_gpu(const Environment& env, const Request& req, std::string_view id, std::string_view emulated_why,
+                    const std::function<CheckResult(const Request&)>& one);
 
 CheckResult check_cuda_toolkit(const Environment&, const Request&);
 CheckResult check_cuda_driver(const Environment&, const Request&);

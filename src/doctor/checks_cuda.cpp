@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // CUDA and DOCA rows of the environment-precondition matrix: toolkit,
 // driver, runtime, their compatibility, DOCA versions, devices.
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 
@@ -95,7 +96,7 @@ DocaVersions doca_versions(const Environment& env) {
 
 CheckResult check_cuda_toolkit(const Environment& env, const Request& req) {
   const char* id = "cuda.toolkit";
-  bool cpu = Gpu::names_emulated(req.gpu);
+  bool cpu = only_emulated(req);
   if (env.cuda_root.empty()) {
     if (cpu) return make(id, State::Skip, "no CUDA toolkit found; " + std::string(kNoCudaNeeded));
     return make(id, State::Fail,
@@ -131,7 +132,7 @@ CheckResult check_cuda_toolkit(const Environment& env, const Request& req) {
 
 CheckResult check_cuda_driver(const Environment& env, const Request& req) {
   const char* id = "cuda.driver";
-  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, std::string(kNoCudaNeeded));
+  if (only_emulated(req)) return make(id, State::Skip, std::string(kNoCudaNeeded));
   const std::string proc_file = env.proc_root + "/driver/nvidia/version";
   auto text = read_file(proc_file);
   std::string module = text ? parse_nvidia_driver_version(*text) : std::string();
@@ -157,13 +158,13 @@ CheckResult check_cuda_driver(const Environment& env, const Request& req) {
 CheckResult check_cuda_runtime(const Environment& env, const Request& req) {
   const char* id = "cuda.runtime";
   if (!env.cuda.built_with_cuda)
-    return make(id, Gpu::names_emulated(req.gpu) ? State::Skip : State::Fail,
+    return make(id, only_emulated(req) ? State::Skip : State::Fail,
                 "gnio was built without CUDA: only the emulated device (--gpu cpu) can run",
-                Gpu::names_emulated(req.gpu) ? "" : "rebuild gnio with a CUDA toolkit (nvcc found by CMake) to drive GPUs");
+                only_emulated(req) ? "" : "rebuild gnio with a CUDA toolkit (nvcc found by CMake) to drive GPUs");
   int rt = env.cuda.runtime.runtime_version;
   int drv = env.cuda.runtime.driver_version;
   std::string found = "gnio's CUDA runtime " + cuda_version_text(rt);
-  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, found + "; " + kNoCudaNeeded);
+  if (only_emulated(req)) return make(id, State::Skip, found + "; " + kNoCudaNeeded);
   if (drv <= 0) return make(id, State::Skip, found + "; no driver to run it on (see cuda.driver)");
   found += ", driver supports CUDA " + cuda_version_text(drv);
   if (rt / 1000 > drv / 1000)
@@ -180,7 +181,7 @@ CheckResult check_cuda_runtime(const Environment& env, const Request& req) {
 
 CheckResult check_cuda_driver_compat(const Environment& env, const Request& req) {
   const char* id = "cuda.driver_compat";
-  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, std::string(kNoCudaNeeded));
+  if (only_emulated(req)) return make(id, State::Skip, std::string(kNoCudaNeeded));
   ToolkitInfo t = toolkit_info(env, false);
   if (t.version.empty()) return make(id, State::Skip, "no CUDA toolkit version (see cuda.toolkit)");
   auto tables = CompatTables::load(env.compat_dir);
@@ -287,7 +288,7 @@ CheckResult check_doca_cuda(const Environment& env, const Request&) {
 
 CheckResult check_cuda_devices(const Environment& env, const Request& req) {
   const char* id = "cuda.devices";
-  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu)");
+  if (only_emulated(req)) return make(id, State::Skip, "emulated device requested (--gpu cpu)");
   if (!env.cuda.built_with_cuda)
     return make(id, State::Fail, "gnio was built without CUDA: no CUDA device can be enumerated",
                 "rebuild gnio with a CUDA toolkit, or use --gpu cpu");
@@ -330,9 +331,66 @@ const CudaDeviceInfo* resolve_gpu(const Environment& env, const Request& req, st
   return nullptr;
 }
 
-CheckResult check_cuda_bus_id(const Environment& env, const Request& req) {
+bool only_emulated(const Request& req) {
+  for (size_t pos = 0; pos <= req.gpu.size();) {
+    const size_t comma = std::min(req.gpu.find(',', pos), req.gpu.size());
+    if (!Gpu::names_emulated(std::string_view(req.gpu).substr(pos, comma - pos))) return false;
+    pos = comma + 1;
+  }
+  return true;
+}
+
+namespace {
+
+int severity(State s) {
+  switch (s) {
+    case State::Skip: return 0;
+    case State::Pass: return 1;
+    case State::Warn: return 2;
+    case State::Fail: return 3;
+  }
+  return 0;
+}
+
+}  // namespace
+
+CheckResult per_gpu(const Environment& env, const Request& req, std::string_view id, std::string_view emulated_why,
+                    const std::function<CheckResult(const Request&)>& one) {
+  if (req.gpu.find(',') == std::string::npos && req.gpu != "all") return one(req);
+  auto entries = Gpu::parse_list(req.gpu);
+  if (!entries)
+    return make(id, State::Fail, entries.status().message(),
+                "name GPUs by PCIe bus id, auto, all or cpu:N, separated by single commas");
+  if (entries->front() == "all") {
+    entries->clear();
+    for (const CudaDeviceInfo& d : env.cuda.devices) entries->push_back(d.bus_id);
+    if (entries->empty()) return make(id, State::Skip, "--gpu all: no CUDA device (see cuda.devices)");
+  }
+  Request each = req;
+  if (entries->size() == 1) {
+    each.gpu = entries->front();
+    return one(each);
+  }
+  CheckResult all = make(id, State::Skip, "");
+  bool first = true;
+  for (const std::string& gpu : *entries) {
+    each.gpu = gpu;
+    const CheckResult r = Gpu::names_emulated(gpu) ? make(id, State::Skip, std::string(emulated_why)) : one(each);
+    all.found += (all.found.empty() ? "" : "; ") + std::string("[") + gpu + "] " + r.found;
+    if (first || severity(r.state) > severity(all.state)) {
+      all.state = r.state;
+      all.fix = r.fix;
+    }
+    if (all.fix.empty() && r.state == all.state) all.fix = r.fix;
+    first = false;
+  }
+  return all;
+}
+
+namespace {
+
+CheckResult bus_id(const Environment& env, const Request& req) {
   const char* id = "cuda.bus_id";
-  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu)");
   std::string why;
   const CudaDeviceInfo* d = resolve_gpu(env, req, &why);
   if (d == nullptr) {
@@ -348,9 +406,8 @@ CheckResult check_cuda_bus_id(const Environment& env, const Request& req) {
   return make(id, State::Pass, found + "; present in sysfs");
 }
 
-CheckResult check_cuda_set_device(const Environment& env, const Request& req) {
+CheckResult set_device(const Environment& env, const Request& req) {
   const char* id = "cuda.set_device";
-  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu)");
   std::string why;
   const CudaDeviceInfo* d = resolve_gpu(env, req, &why);
   if (d == nullptr) return make(id, State::Skip, "no device to select: " + why);
@@ -364,13 +421,28 @@ CheckResult check_cuda_set_device(const Environment& env, const Request& req) {
   return make(id, State::Pass, "cudaSetDevice(" + std::to_string(d->ordinal) + ") succeeded for " + d->bus_id);
 }
 
+}  // namespace
+
+CheckResult check_cuda_bus_id(const Environment& env, const Request& req) {
+  const char* id = "cuda.bus_id";
+  if (only_emulated(req)) return make(id, State::Skip, "emulated device requested (--gpu " + req.gpu + ")");
+  return per_gpu(env, req, id, "emulated device", [&](const Request& one) { return bus_id(env, one); });
+}
+
+CheckResult check_cuda_set_device(const Environment& env, const Request& req) {
+  const char* id = "cuda.set_device";
+  if (only_emulated(req)) return make(id, State::Skip, "emulated device requested (--gpu " + req.gpu + ")");
+  return per_gpu(env, req, id, "emulated device: no cudaSetDevice",
+                 [&](const Request& one) { return set_device(env, one); });
+}
+
 // A module cannot be loaded into a context while one of its kernels runs:
 // the load waits for it, and a persistent kernel does not end. Lazy loading
 // defers every kernel's load to its first launch, so any CUDA code that
 // first runs beside gnio's kernels (PyTorch, CuPy, cuBLAS, one's own) hangs.
 CheckResult check_cuda_module_loading(const Environment& env, const Request& req) {
   const char* id = "cuda.module_loading";
-  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu)");
+  if (only_emulated(req)) return make(id, State::Skip, "emulated device requested (--gpu cpu)");
   if (env.cuda.devices.empty()) return make(id, State::Skip, "no CUDA device");
   const std::string& mode = env.cuda_module_loading;
   if (mode == "EAGER") return make(id, State::Pass, "CUDA_MODULE_LOADING=EAGER: kernels are loaded when CUDA starts");

@@ -7,6 +7,7 @@
 
 #include "doctor/checks.hpp"
 #include "doctor/util.hpp"
+#include "gnio/capabilities.hpp"
 #include "gnio/gpu.hpp"
 
 namespace gnio::doctor::detail {
@@ -16,11 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string spec_driver(std::string_view spec) { return std::string(spec.substr(0, spec.find(':'))); }
-
-std::string spec_args(std::string_view spec) {
-  size_t c = spec.find(':');
-  return c == std::string_view::npos ? std::string() : std::string(spec.substr(c + 1));
-}
 
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
@@ -34,65 +30,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
 bool is_software_backend(const std::string& driver) {
   return driver == "pcap" || driver == "pcap-out" || driver == "pcapng-out" || driver == "synthetic" ||
          driver == "loop";
-}
-
-// The sysfs device directory (a link into /sys/devices) of the NIC a spec
-// drives, or the reason there is none.
-std::string nic_sysfs_link(const Environment& env, const std::string& spec, std::string* why) {
-  const std::string driver = spec_driver(spec);
-  const std::string args = spec_args(spec);
-  if (driver == "afxdp") {
-    std::string iface = split(args, ',').empty() ? std::string() : split(args, ',').front();
-    std::string link = env.sys_root + "/class/net/" + iface + "/device";
-    if (iface.empty()) *why = "the afxdp spec names no interface";
-    else if (!path_exists(env.sys_root + "/class/net/" + iface)) *why = "interface " + iface + " does not exist";
-    else if (!path_exists(link)) *why = "interface " + iface + " is virtual (no PCIe device behind it)";
-    else return link;
-    return {};
-  }
-  if (driver == "dpdk") {
-    for (std::string tok : split(args, ',')) {
-      if (size_t eq = tok.find('='); eq != std::string::npos) tok = tok.substr(eq + 1);
-      std::string bus = normalize_bus_id(tok);
-      if (bus.empty()) continue;
-      std::string link = env.sys_root + "/bus/pci/devices/" + bus;
-      if (path_exists(link)) return link;
-      *why = "PCIe device " + bus + " is not in " + env.sys_root + "/bus/pci/devices";
-      return {};
-    }
-    *why = "the dpdk spec names no PCIe address (a virtual PMD)";
-    return {};
-  }
-  *why = is_software_backend(driver) ? "backend '" + driver + "' drives no NIC" : "backend '" + driver + "' is not known";
-  return {};
-}
-
-struct PciPlace {
-  std::string root;                // "pci0000:00": the host bridge
-  std::vector<std::string> chain;  // bus ids from the root port down to the device
-  std::string numa;                // "" when unknown
-};
-
-std::optional<PciPlace> pci_place(const Environment& env, const std::string& link) {
-  std::error_code ec;
-  fs::path dev = fs::canonical(link, ec);
-  if (ec) return std::nullopt;
-  fs::path devices = fs::canonical(fs::path(env.sys_root) / "devices", ec);
-  if (ec) return std::nullopt;
-  fs::path rel = dev.lexically_relative(devices);
-  if (rel.empty() || rel.begin()->string() == "..") return std::nullopt;
-  PciPlace p;
-  for (const auto& part : rel) {
-    std::string s = part.string();
-    if (p.root.empty()) p.root = s;
-    else if (!normalize_bus_id(s).empty()) p.chain.push_back(s);
-  }
-  if (p.chain.empty()) return std::nullopt;
-  if (auto n = read_file((dev / "numa_node").string())) {
-    std::string v = trim(*n);
-    if (!v.empty() && v != "-1") p.numa = v;
-  }
-  return p;
 }
 
 struct Cap {
@@ -117,9 +54,12 @@ std::string meminfo_value(const std::string& meminfo, const std::string& key) {
 
 }  // namespace
 
-CheckResult check_gpudirect_peermem(const Environment& env, const Request& req) {
+namespace {
+
+const char* const kNoGpuMemory = "emulated device requested (--gpu cpu): no GPU memory to share";
+
+CheckResult peermem(const Environment& env) {
   const char* id = "gpudirect.peermem";
-  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu): no GPU memory to share");
   auto modules = read_file(env.proc_root + "/modules").value_or("");
   auto loaded = [&](const std::string& name) {
     return path_exists(env.sys_root + "/module/" + name) || modules.rfind(name + " ", 0) == 0 ||
@@ -136,9 +76,8 @@ CheckResult check_gpudirect_peermem(const Environment& env, const Request& req) 
               "for GPUDirect RDMA: sudo modprobe nvidia_peermem, and persist it in /etc/modules-load.d/");
 }
 
-CheckResult check_gpudirect_dmabuf(const Environment& env, const Request& req) {
+CheckResult dmabuf(const Environment& env) {
   const char* id = "gpudirect.dmabuf";
-  if (Gpu::names_emulated(req.gpu)) return make(id, State::Skip, "emulated device requested (--gpu cpu): no GPU memory to share");
   std::string kernel = trim(read_file(env.proc_root + "/sys/kernel/osrelease").value_or(""));
   auto nv = read_file(env.proc_root + "/driver/nvidia/version");
   std::string module = nv ? parse_nvidia_driver_version(*nv) : std::string();
@@ -158,6 +97,22 @@ CheckResult check_gpudirect_dmabuf(const Environment& env, const Request& req) {
               found + ": dma-buf GPUDirect RDMA needs " + missing + "; gnio's CPU-proxy engine does not need it",
               "for GPUDirect RDMA without nvidia_peermem: install the NVIDIA open kernel modules (R515+) on Linux "
               ">= 5.12; otherwise load nvidia_peermem");
+}
+
+}  // namespace
+
+// The host's answer holds for every GPU of the list; emulated entries have
+// no memory to share.
+CheckResult check_gpudirect_peermem(const Environment& env, const Request& req) {
+  if (only_emulated(req)) return make("gpudirect.peermem", State::Skip, kNoGpuMemory);
+  return per_gpu(env, req, "gpudirect.peermem", "emulated: no GPU memory to share",
+                 [&](const Request&) { return peermem(env); });
+}
+
+CheckResult check_gpudirect_dmabuf(const Environment& env, const Request& req) {
+  if (only_emulated(req)) return make("gpudirect.dmabuf", State::Skip, kNoGpuMemory);
+  return per_gpu(env, req, "gpudirect.dmabuf", "emulated: no GPU memory to share",
+                 [&](const Request&) { return dmabuf(env); });
 }
 
 CheckResult check_nic_open(const Environment& env, const Request& req) {
@@ -303,70 +258,40 @@ CheckResult check_host_iommu(const Environment& env, const Request& req) {
 }
 
 // Where one GPU sits relative to the NIC, in nvidia-smi topo's words.
-CheckResult place_gpu(const Environment& env, const char* id, const PciPlace& nic, const Request& one) {
+CheckResult place_gpu(const Environment& env, const Request& one) {
+  const char* id = "host.pcie_placement";
   std::string why;
   const CudaDeviceInfo* gpu = resolve_gpu(env, one, &why);
   if (gpu == nullptr) return make(id, State::Skip, "no GPU: " + why);
-  auto g = pci_place(env, env.sys_root + "/bus/pci/devices/" + gpu->bus_id);
-  if (!g) return make(id, State::Skip, "sysfs does not show where the GPU " + gpu->bus_id + " sits");
-  std::string found = "NIC " + nic.chain.back() + " (NUMA " + (nic.numa.empty() ? "?" : nic.numa) + "), GPU " +
-                      g->chain.back() + " (NUMA " + (g->numa.empty() ? "?" : g->numa) + "): ";
+  auto placed = place_gpu_against_nic(env.sys_root, one.nic_spec, gpu->bus_id);
+  if (!placed) return make(id, State::Skip, placed.status().message());
+  const PciePlacement& p = *placed;
+  auto numa = [](int n) { return n < 0 ? std::string("?") : std::to_string(n); };
+  const std::string found = "NIC " + p.nic_bus_id + " (NUMA " + numa(p.nic_numa_node) + "), GPU " + p.gpu_bus_id +
+                            " (NUMA " + numa(p.gpu_numa_node) + "): " + p.describe();
   const std::string fix = "place the NIC and the GPU under one PCIe switch (nvidia-smi topo -m shows PIX/PXB), or at "
                           "least on one root complex and NUMA node; pin the engine threads to that node";
-  const bool other_numa = !nic.numa.empty() && !g->numa.empty() && nic.numa != g->numa;
-  if (nic.root != g->root) {
-    if (other_numa)
-      return make(id, State::Warn, found + "different NUMA nodes (SYS): traffic crosses the socket interconnect", fix);
-    return make(id, State::Warn, found + "different PCIe host bridges " + nic.root + " / " + g->root + " (NODE)", fix);
+  switch (p.relation) {
+    case PcieRelation::Sys:
+    case PcieRelation::Node: return make(id, State::Warn, found, fix);
+    case PcieRelation::Phb: return make(id, State::Pass, found + ": acceptable");
+    case PcieRelation::Pix:
+    case PcieRelation::Pxb: break;
   }
-  if (other_numa) return make(id, State::Warn, found + "one host bridge " + nic.root + " but different NUMA nodes", fix);
-  size_t common = 0;
-  while (common < nic.chain.size() && common < g->chain.size() && nic.chain[common] == g->chain[common]) ++common;
-  if (common == 0) return make(id, State::Pass, found + "same host bridge " + nic.root + " (PHB): acceptable");
-  bool pix = nic.chain.size() == common + 1 && g->chain.size() == common + 1;
-  return make(id, State::Pass,
-              found + (pix ? "behind one PCIe bridge " : "behind shared PCIe bridges below ") + nic.chain[common - 1] +
-                  (pix ? " (PIX)" : " (PXB)"));
+  return make(id, State::Pass, found);
 }
 
 CheckResult check_host_pcie_placement(const Environment& env, const Request& req) {
   const char* id = "host.pcie_placement";
-  auto entries = Gpu::parse_list(req.gpu);
-  if (!entries)
-    return make(id, State::Fail, entries.status().message(),
-                "name GPUs by PCIe bus id, auto, all or cpu:N, separated by single commas");
-  std::vector<std::string> gpus;
-  for (const std::string& e : *entries) {
-    if (e != "all") gpus.push_back(e);
-    else
-      for (const CudaDeviceInfo& d : env.cuda.devices) gpus.push_back(d.bus_id);
-  }
-  std::vector<std::string> real;
-  for (const std::string& g : gpus)
-    if (!Gpu::names_emulated(g)) real.push_back(g);
-  if (real.empty())
+  if (only_emulated(req))
     return make(id, State::Skip, "emulated device(s) requested (--gpu " + req.gpu + "): no GPU on PCIe");
   if (req.nic_spec.empty()) return make(id, State::Skip, "no --nic SPEC given");
-  std::string why;
-  std::string nic_link = nic_sysfs_link(env, req.nic_spec, &why);
-  if (nic_link.empty()) return make(id, State::Skip, why);
-  auto nic = pci_place(env, nic_link);
-  if (!nic) return make(id, State::Skip, "sysfs does not show where the NIC sits");
-  auto place = [&](const std::string& gpu) {
-    Request one = req;
-    one.gpu = gpu;
-    return place_gpu(env, id, *nic, one);
-  };
-  if (gpus.size() == 1) return place(gpus.front());
-  // Several GPUs: one verdict per GPU in one row; the worst decides.
-  CheckResult all = make(id, State::Skip, "");
-  for (const std::string& gpu : gpus) {
-    CheckResult r = Gpu::names_emulated(gpu) ? make(id, State::Skip, "emulated, not on PCIe") : place(gpu);
-    all.found += (all.found.empty() ? "" : "; ") + std::string("[") + gpu + "] " + r.found;
-    if (r.state == State::Warn || (r.state == State::Pass && all.state == State::Skip)) all.state = r.state;
-    if (all.fix.empty()) all.fix = r.fix;
-  }
-  return all;
+  // A NIC sysfs does not place skips once, not once per GPU.
+  auto link = nic_pcie_device(env.sys_root, req.nic_spec);
+  if (!link) return make(id, State::Skip, link.status().message());
+  if (auto nic = read_pcie_position(env.sys_root, *link); !nic)
+    return make(id, State::Skip, "sysfs does not show where the NIC sits: " + nic.status().message());
+  return per_gpu(env, req, id, "emulated, not on PCIe", [&](const Request& one) { return place_gpu(env, one); });
 }
 
 }  // namespace gnio::doctor::detail

@@ -36,9 +36,9 @@ struct Output {
   std::string text;
 };
 
-Output run_bench() {
+Output run_bench(const std::string& args = "--gpu cpu --quick") {
   Output out;
-  FILE* p = popen(GNIO_BENCH_PATH " --gpu cpu --quick 2>&1", "r");
+  FILE* p = popen((GNIO_BENCH_PATH " " + args + " 2>&1").c_str(), "r");
   if (!p) return out;
   char buf[4096];
   while (fgets(buf, sizeof buf, p)) out.text += buf;
@@ -136,6 +136,53 @@ TEST(BenchTable, EveryRowMeasuredWithItsRatio) {
     ASSERT_EQ(t.cells.size(), 4u);
     EXPECT_TRUE(t.cells[3] == "yes" || t.cells[3] == "no") << t.cells[0];
   }
+}
+
+// Two emulated devices: each gnio row's queues are spread over both (a row
+// per device, adding up to the total), and the gpus rows compare the first
+// device's queues alone and beside the second, and one device against two.
+TEST(BenchTable, TwoDevicesSpreadTheQueuesAndCompareTheFirstAloneAndBeside) {
+  const Output out = run_bench("--gpu cpu:0,cpu:1 --quick --only gnio,gpus --sizes 64 --queue-counts 2");
+  ASSERT_EQ(out.status, 0) << out.text;
+  EXPECT_TRUE(out.duplicates.empty()) << out.duplicates.front();
+  EXPECT_NE(out.text.find("; device 1: emulated (cpu:1)"), std::string::npos) << out.text;
+  auto row = [&](const std::string& key) -> const std::vector<std::string>* {
+    auto it = out.rows.find(key);
+    if (it == out.rows.end()) {
+      ADD_FAILURE() << "row missing: " << key << "\n" << out.text;
+      return nullptr;
+    }
+    EXPECT_EQ(it->second.cells[9], "yes") << key;
+    return &it->second.cells;
+  };
+  for (const char* source : {"mem", "synthetic"})
+    for (const char* mem : {"host", "gpu"}) {
+      const std::string name = std::string("gnio ") + source + ": mem=" + mem;
+      const auto* total = row(name + "|64|2");
+      const auto* first = row(name + ", device cpu|64|1");
+      const auto* second = row(name + ", device cpu:1|64|1");
+      if (!total || !first || !second) continue;
+      EXPECT_GT(number((*first)[3]), 0) << name;
+      EXPECT_GT(number((*second)[3]), 0) << name;
+      // Both devices' counts come from one window: they add up exactly.
+      EXPECT_EQ(number((*first)[3]) + number((*second)[3]), number((*total)[3])) << name;
+      EXPECT_EQ((*first)[7].rfind("total ", 0), 0u) << name << ": " << (*first)[7];
+    }
+  for (const char* mem : {"host", "gpu"}) {
+    const std::string m = std::string(", mem=") + mem;
+    const auto* alone = row("gpus: first device's queues, alone" + m + "|64|2");
+    const auto* beside = row("gpus: first device's queues, second device beside it" + m + "|64|2");
+    const auto* one = row("gpus: all queues on the first device" + m + "|64|4");
+    const auto* spread = row("gpus: the same queues spread over both devices" + m + "|64|4");
+    if (!alone || !beside || !one || !spread) continue;
+    for (const auto* r : {alone, beside, one, spread}) EXPECT_GT(number((*r)[3]), 0) << (*r)[0];
+    EXPECT_EQ((*beside)[7].rfind("alone ", 0), 0u) << (*beside)[7];
+    EXPECT_GT(number((*beside)[8]), 0) << (*beside)[0];
+    EXPECT_NE((*beside)[6].find("Mpps on cpu:1"), std::string::npos) << (*beside)[6];
+    EXPECT_EQ((*spread)[7].rfind("one device ", 0), 0u) << (*spread)[7];
+    EXPECT_GT(number((*spread)[8]), 0) << (*spread)[0];
+  }
+  EXPECT_EQ(out.rows.size(), 5u + 3 * 4 + 4 * 2) << out.text;
 }
 
 }  // namespace

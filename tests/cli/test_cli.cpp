@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../doctor/fake_host.hpp"
+
 namespace {
 
 struct Outcome {
@@ -202,6 +204,58 @@ TEST(Caps, EveryListedGpuIsReported) {
   EXPECT_TRUE(contains(text.out, "GPUs (features above are those of cpu:2)\n  cpu:2: emulated\n  cpu:5: emulated\n"))
       << text.out;
   EXPECT_FALSE(contains(one.out, "GPUs (features above")) << one.out;
+}
+
+// The fake tree's GPU slots, 0000:03:00.0 below the NIC's switch and
+// 0000:81:00.0 on the other socket, placed by sysfs alone (this host's CUDA
+// need not know them): the NIC does not open here, so the exit status is 1
+// and the report is still printed.
+TEST(Caps, EachGpuIsPlacedAgainstTheNic) {
+  gnio::testing::FakeHost h;
+  gnio::testing::pcie_tree(h);
+  const std::string args =
+      "caps --sys-root " + h.env.sys_root + " --nic afxdp:eth9 --gpu 0000:03:00.0,0000:81:00.0,cpu:1";
+  Outcome r = gnio(args + " --json", false);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  ASSERT_EQ(j["gpus"].size(), 3u) << r.out;
+  const auto& near = j["gpus"][0]["placement"];
+  EXPECT_EQ(near["relation"], "PXB") << near.dump();
+  EXPECT_EQ(near["where"], "same_switch");
+  EXPECT_EQ(near["same_switch"], true);
+  EXPECT_EQ(near["same_root_complex"], true);
+  EXPECT_EQ(near["same_numa_node"], true);
+  EXPECT_EQ(near["nic_bus_id"], "0000:04:00.0");
+  EXPECT_EQ(near["nic_numa_node"], 0);
+  EXPECT_EQ(near["gpu_numa_node"], 0);
+  EXPECT_EQ(near["shared_bridge"], "0000:01:00.0");
+  const auto& far = j["gpus"][1]["placement"];
+  EXPECT_EQ(far["relation"], "SYS") << far.dump();
+  EXPECT_EQ(far["where"], "across_sockets");
+  EXPECT_EQ(far["same_root_complex"], false);
+  EXPECT_EQ(far["same_numa_node"], false);
+  EXPECT_EQ(far["gpu_numa_node"], 1);
+  EXPECT_EQ(far["gpu_host_bridge"], "pci0000:80");
+  const auto& emulated = j["gpus"][2]["placement"];
+  EXPECT_TRUE(emulated["relation"].is_null()) << emulated.dump();
+  EXPECT_EQ(emulated["reason"], "emulated device, not on PCIe");
+
+  Outcome text = gnio(args);
+  EXPECT_TRUE(contains(text.out, "  0000:03:00.0: unavailable; against NIC 0000:04:00.0 (NUMA 0): same PCIe switch, "
+                                 "behind shared PCIe bridges below 0000:01:00.0 (PXB)\n"))
+      << text.out;
+  EXPECT_TRUE(contains(text.out, "  0000:81:00.0: unavailable; against NIC 0000:04:00.0 (NUMA 0): across sockets, "
+                                 "different NUMA nodes (SYS)"))
+      << text.out;
+  EXPECT_TRUE(contains(text.out, "  cpu:1: emulated\n")) << text.out;
+
+  Outcome software =
+      gnio("caps --sys-root " + h.env.sys_root + " --nic synthetic:count=1 --gpu cpu:0,0000:03:00.0 --json", false);
+  auto js = nlohmann::json::parse(software.out, nullptr, false);
+  ASSERT_FALSE(js.is_discarded()) << software.out;
+  EXPECT_TRUE(js["gpus"][1]["placement"]["relation"].is_null());
+  EXPECT_EQ(js["gpus"][1]["placement"]["reason"], "backend 'synthetic' drives no NIC");
 }
 
 TEST(Caps, ABadGpuListNamesTheEntry) {

@@ -89,6 +89,38 @@ class FakeHost {
   std::filesystem::path root_;
 };
 
+// A PCIe tree under the fake /sys (two sockets, one switch), the GPU on it:
+// pci0000:00 - 0000:00:01.0 (root port) - 0000:01:00.0 (switch upstream)
+//   - 0000:02:00.0 - 0000:03:00.0 GPU
+//   - 0000:02:01.0 - 0000:04:00.0 NIC (eth9)
+//   - 0000:02:02.0, 0000:02:03.0 endpoints right below the switch
+// pci0000:00 - 0000:00:02.0 - 0000:05:00.0 NIC on another root port
+// pci0000:80 - 0000:80:01.0 - 0000:81:00.0 NIC (eth7, other socket, NUMA 1)
+inline void pcie_tree(FakeHost& h) {
+  const std::string sw = "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0";
+  for (const std::string& dev : {sw + "/0000:02:00.0/0000:03:00.0", sw + "/0000:02:01.0/0000:04:00.0",
+                                sw + "/0000:02:02.0", sw + "/0000:02:03.0",
+                                std::string("sys/devices/pci0000:00/0000:00:02.0/0000:05:00.0")}) {
+    h.write(dev + "/numa_node", "0\n");
+    h.link("sys/bus/pci/devices/" + dev.substr(dev.rfind('/') + 1), dev);
+  }
+  h.write("sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0/numa_node", "1\n");
+  h.link("sys/bus/pci/devices/0000:81:00.0", "sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0");
+  h.link("sys/class/net/eth9/device", sw + "/0000:02:01.0/0000:04:00.0");
+  h.link("sys/class/net/eth7/device", "sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0");
+  h.mkdir("sys/class/net/veth0");
+  h.env.cuda.devices[0].bus_id = "0000:03:00.0";
+}
+
+// One more CUDA device of the tree: 0000:81:00.0 (the other socket's root
+// port, the eth7 slot) or 0000:02:02.0 (right below the switch).
+inline void second_gpu(FakeHost& h, const std::string& bus_id) {
+  CudaDeviceInfo other = h.env.cuda.devices[0];
+  other.ordinal = static_cast<int>(h.env.cuda.devices.size());
+  other.bus_id = bus_id;
+  h.env.cuda.devices.push_back(other);
+}
+
 inline bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
 
 }  // namespace gnio::testing

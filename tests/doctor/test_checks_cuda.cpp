@@ -336,3 +336,109 @@ TEST(ModuleLoading, WarnsUnlessEager) {
 }
 
 }  // namespace
+
+namespace gnio_gpu_lists {
+
+using namespace gnio;
+using doctor::Request;
+using doctor::State;
+using gnio::testing::contains;
+using gnio::testing::FakeHost;
+
+Request gpus(const std::string& list) {
+  Request r;
+  r.gpu = list;
+  return r;
+}
+
+// Two CUDA devices in sysfs: 0000:03:00.0 (#0) and 0000:81:00.0 (#1).
+void two_gpus(FakeHost& h) {
+  gnio::testing::pcie_tree(h);
+  gnio::testing::second_gpu(h, "0000:81:00.0");
+}
+
+TEST(GpuList, BusIdResolvesEveryGpu) {
+  FakeHost h;
+  two_gpus(h);
+  auto r = h.run("cuda.bus_id", gpus("0000:03:00.0,0000:81:00.0"));
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_EQ(r.found,
+            "[0000:03:00.0] --gpu 0000:03:00.0 -> CUDA device #0 0000:03:00.0 (Fake GPU); present in sysfs; "
+            "[0000:81:00.0] --gpu 0000:81:00.0 -> CUDA device #1 0000:81:00.0 (Fake GPU); present in sysfs");
+  EXPECT_EQ(h.run("cuda.bus_id", gpus("all")).found, r.found);
+
+  r = h.run("cuda.bus_id", gpus("0000:03:00.0,0000:07:00.0"));
+  EXPECT_EQ(r.state, State::Fail) << r.found;
+  EXPECT_TRUE(contains(r.found, "[0000:07:00.0] --gpu 0000:07:00.0: bus id 0000:07:00.0 matches none of the CUDA "
+                                "devices (0000:03:00.0, 0000:81:00.0)"))
+      << r.found;
+  EXPECT_TRUE(contains(r.fix, "nvidia-smi -L")) << r.fix;
+}
+
+TEST(GpuList, EmulatedEntriesSkipBesideARealGpu) {
+  FakeHost h;
+  two_gpus(h);
+  auto r = h.run("cuda.bus_id", gpus("cpu:1,0000:81:00.0"));
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_TRUE(contains(r.found, "[cpu:1] emulated device; [0000:81:00.0] --gpu 0000:81:00.0 -> CUDA device #1"))
+      << r.found;
+  r = h.run("cuda.set_device", gpus("cpu:1,0000:81:00.0"));
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_EQ(r.found, "[cpu:1] emulated device: no cudaSetDevice; [0000:81:00.0] cudaSetDevice(1) succeeded for "
+                     "0000:81:00.0");
+  for (const char* id : {"cuda.bus_id", "cuda.set_device", "gpudirect.peermem", "gpudirect.dmabuf"}) {
+    r = h.run(id, gpus("cpu:0,cpu:1"));
+    EXPECT_EQ(r.state, State::Skip) << id << ": " << r.found;
+  }
+  // Host-wide rows are not skipped for a list with a real GPU in it.
+  EXPECT_NE(h.run("cuda.driver", gpus("cpu:1,0000:81:00.0")).state, State::Skip);
+  EXPECT_EQ(h.run("cuda.driver", gpus("cpu:0,cpu:1")).state, State::Skip);
+}
+
+TEST(GpuList, SetDeviceNamesTheGpuThatFails) {
+  FakeHost h;
+  two_gpus(h);
+  h.env.cuda.set_device = [](int ordinal) {
+    if (ordinal == 0) return Status::ok();
+    return Status(Errc::Driver, Layer::Cuda, "cudaErrorDevicesUnavailable (ordinal " + std::to_string(ordinal) + ")");
+  };
+  auto r = h.run("cuda.set_device", gpus("0000:03:00.0,0000:81:00.0"));
+  EXPECT_EQ(r.state, State::Fail) << r.found;
+  EXPECT_EQ(r.found, "[0000:03:00.0] cudaSetDevice(0) succeeded for 0000:03:00.0; [0000:81:00.0] cudaSetDevice(1) for "
+                     "0000:81:00.0: cudaErrorDevicesUnavailable (ordinal 1)");
+  EXPECT_TRUE(contains(r.fix, "nvidia-smi -q -i 0000:81:00.0")) << r.fix;
+}
+
+TEST(GpuList, GpudirectRowsNameEveryGpu) {
+  FakeHost h;
+  two_gpus(h);
+  auto r = h.run("gpudirect.peermem", gpus("cpu:1,0000:03:00.0,0000:81:00.0"));
+  EXPECT_EQ(r.state, State::Warn) << r.found;
+  EXPECT_TRUE(contains(r.found, "[cpu:1] emulated: no GPU memory to share; [0000:03:00.0] nvidia_peermem is not loaded"))
+      << r.found;
+  EXPECT_TRUE(contains(r.found, "; [0000:81:00.0] nvidia_peermem is not loaded")) << r.found;
+  EXPECT_TRUE(contains(r.fix, "modprobe nvidia_peermem")) << r.fix;
+  h.mkdir("sys/module/nvidia_peermem");
+  r = h.run("gpudirect.peermem", gpus("cpu:1,0000:03:00.0"));
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_EQ(r.found, "[cpu:1] emulated: no GPU memory to share; [0000:03:00.0] nvidia_peermem is loaded");
+
+  h.write("proc/sys/kernel/osrelease", "6.8.0-45-generic\n");
+  h.nvidia_driver("580.65.06", true);
+  r = h.run("gpudirect.dmabuf", gpus("0000:81:00.0,cpu:2"));
+  EXPECT_EQ(r.state, State::Pass) << r.found;
+  EXPECT_TRUE(contains(r.found, "[0000:81:00.0] kernel 6.8.0-45-generic, NVIDIA driver 580.65.06")) << r.found;
+  EXPECT_TRUE(contains(r.found, "; [cpu:2] emulated: no GPU memory to share")) << r.found;
+}
+
+TEST(GpuList, ABadEntryFailsEveryPerGpuRow) {
+  FakeHost h;
+  two_gpus(h);
+  for (const char* id : {"cuda.bus_id", "cuda.set_device", "gpudirect.peermem", "gpudirect.dmabuf"}) {
+    auto r = h.run(id, gpus("0000:03:00.0,bogus"));
+    EXPECT_EQ(r.state, State::Fail) << id;
+    EXPECT_TRUE(contains(r.found, "entry \"bogus\" is not a PCIe bus id")) << id << ": " << r.found;
+  }
+}
+
+}  // namespace gnio_gpu_lists

@@ -9,6 +9,8 @@ using doctor::Request;
 using doctor::State;
 using gnio::testing::contains;
 using gnio::testing::FakeHost;
+using gnio::testing::pcie_tree;
+using gnio::testing::second_gpu;
 
 Request with_nic(const std::string& spec) {
   Request r;
@@ -203,28 +205,6 @@ TEST(Iommu, ModesFromSysfsAndCmdline) {
   EXPECT_TRUE(contains(r.found, "passthrough (iommu=pt)")) << r.found;
 }
 
-// pci0000:00 - 0000:00:01.0 (root port) - 0000:01:00.0 (switch upstream)
-//   - 0000:02:00.0 - 0000:03:00.0 GPU
-//   - 0000:02:01.0 - 0000:04:00.0 NIC (eth9)
-//   - 0000:02:02.0, 0000:02:03.0 endpoints right below the switch
-// pci0000:00 - 0000:00:02.0 - 0000:05:00.0 NIC on another root port
-// pci0000:80 - 0000:80:01.0 - 0000:81:00.0 NIC (eth7, other socket)
-void pcie_tree(FakeHost& h) {
-  const std::string sw = "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0";
-  for (const std::string& dev : {sw + "/0000:02:00.0/0000:03:00.0", sw + "/0000:02:01.0/0000:04:00.0",
-                                sw + "/0000:02:02.0", sw + "/0000:02:03.0",
-                                std::string("sys/devices/pci0000:00/0000:00:02.0/0000:05:00.0")}) {
-    h.write(dev + "/numa_node", "0\n");
-    h.link("sys/bus/pci/devices/" + dev.substr(dev.rfind('/') + 1), dev);
-  }
-  h.write("sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0/numa_node", "1\n");
-  h.link("sys/bus/pci/devices/0000:81:00.0", "sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0");
-  h.link("sys/class/net/eth9/device", sw + "/0000:02:01.0/0000:04:00.0");
-  h.link("sys/class/net/eth7/device", "sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0");
-  h.mkdir("sys/class/net/veth0");
-  h.env.cuda.devices[0].bus_id = "0000:03:00.0";
-}
-
 TEST(PciePlacement, SharedSwitchPasses) {
   FakeHost h;
   pcie_tree(h);
@@ -272,18 +252,10 @@ TEST(PciePlacement, SkipsWithoutAPcieNic) {
   EXPECT_TRUE(contains(r.found, "drives no NIC")) << r.found;
 }
 
-// A second CUDA device on the other socket's root port (the tree's eth7 slot).
-void second_gpu_on_other_socket(FakeHost& h) {
-  CudaDeviceInfo other = h.env.cuda.devices[0];
-  other.ordinal = 1;
-  other.bus_id = "0000:81:00.0";
-  h.env.cuda.devices.push_back(other);
-}
-
 TEST(PciePlacement, EveryListedGpuIsPlacedAndTheOtherSocketWarns) {
   FakeHost h;
   pcie_tree(h);
-  second_gpu_on_other_socket(h);
+  second_gpu(h, "0000:81:00.0");
   Request req = with_nic("afxdp:eth9");
   req.gpu = "0000:03:00.0,0000:81:00.0";
   auto r = h.run("host.pcie_placement", req);
