@@ -111,8 +111,10 @@ bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficRes
   // The filter's cost and the capture's write rate, against receive-only of the same traffic.
   for (const TrafficResult& r : results) {
     if (r.extra.empty()) continue;
-    std::printf("\nfilter and capture, %s (one run each; ratio to the median receive-only run above)\n",
-                r.traffic.name.c_str());
+    std::printf("\nfilter and capture, %s (one run each; ratio to the median receive-only run above)\n"
+                "long filter: %s\ncapture: every packet, pcapng-out: in the temporary folder (rotate=256M,files=2), "
+                "capture ring of 4096 descriptors\n",
+                r.traffic.name.c_str(), kLongFilter);
     bench::print_header({"variant", "packets", "Mpps", "vs receive-only", "matched", "filtered", "written",
                          "dropped", "written pkt/s", "written MB/s"},
                         "lrrrrrrrrr");

@@ -83,7 +83,7 @@ int run(Options o) {
 
   std::vector<TrafficResult> results;
   for (const Traffic& t : traffics) {
-    TrafficResult r{t, {}, {}, {}, {}, {}, {}, {}};
+    TrafficResult r{t, {}, {}, {}, {}, {}, {}, {}, {}};
     // A line per row as it ends: a run cut short by a time limit still says how far each row got.
     auto progress = [&](const char* variant, const Measured& m) {
       std::fprintf(stderr, "%s, %s: %llu of %llu packets finished (offered %llu, delivered %llu, dropped %llu), %.2f s%s%s\n",

@@ -73,7 +73,7 @@ inline const char* variant_name(Variant v) {
     case Variant::ParseOnly: return "parse only";
     case Variant::PacketProcessing: return "packet-processing";
     case Variant::FilterShort: return "receive + filter 'udp port 53'";
-    case Variant::FilterLong: return "receive + long filter (13 terms)";
+    case Variant::FilterLong: return "receive + long filter";
     case Variant::Capture: return "packet-processing + capture to pcapng";
   }
   return "";
