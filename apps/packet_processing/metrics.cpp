@@ -32,6 +32,11 @@ void add_app_counters(metrics::Writer& w, const uint64_t* c, const metrics::Labe
               with("tunnel", kTunnelNames[t]), c[counter::kTunnel + t]);
   w.counter("gnio_pp_filtered_total", "Packets the --filter program rejected, released unanalysed", base,
             c[counter::kFiltered]);
+  for (uint32_t k = 0; k < kCaptureOutcomes; ++k)
+    w.counter("gnio_pp_capture_packets_total",
+              "Matched packets offered to --capture, by outcome: recorded, cut (recorded, cut to the staging slot), "
+              "ring_full (not recorded: the writer was behind)",
+              with("outcome", kCaptureOutcomeNames[k]), c[counter::kCapture + k]);
   w.counter("gnio_pp_records_total", "DNS/HTTP/TLS records handed to the host", base, c[counter::kRecords]);
   w.counter("gnio_pp_records_waited_total", "Record hand-offs that waited for the host to free ring room", base,
             c[counter::kRecordWaits]);

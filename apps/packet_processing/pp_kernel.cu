@@ -5,6 +5,9 @@
 // per block in shared memory), hands DNS/HTTP/TLS
 // records to the host through a semaphore (claimed once per warp), and
 // turns requests it answers into replies in the RX buffer, sent zero-copy.
+// With --capture, the matched packets of each round are recorded to the
+// capture queue together (dev/capture.hpp): copied into staging slots with
+// what the kernel knew of them, never waiting for the writer.
 #include "gnio/dev/kernel.hpp"
 #include "gnio/dev/thread.hpp"
 #include "packet_processing/block_flows.hpp"
@@ -72,6 +75,19 @@ struct PacketProcessingKernel {
     return true;
   }
 
+  // The epb_flags of a captured packet: inbound, and the checksum and cut
+  // state the kernel found (pcapng has no bit for a wrong checksum: such a
+  // packet is neither valid nor not ready).
+  GNIO_HD static uint32_t capture_flags(const Analysis& an, uint32_t rx_flags) {
+    uint32_t f = dev::epb::kInbound;
+    const bool l3_ok = an.csum_l3 == kCsumGood || an.csum_l3 == kCsumNotChecked;
+    const bool any_good = an.csum_l3 == kCsumGood || an.csum_l4 == kCsumGood;
+    if (an.csum_l4 == kCsumPartial) f |= dev::epb::kChecksumNotReady;
+    else if (l3_ok && any_good && (an.csum_l4 == kCsumGood || an.csum_l4 == kCsumNotChecked)) f |= dev::epb::kChecksumValid;
+    if (dev::has_flag(rx_flags, dev::PacketFlags::FrameTruncated)) f |= dev::epb::kPacketTooLong;
+    return f;
+  }
+
   // Sends one reply; drains completions while the ring is full. Returns
   // the descriptor count to wait for, or 0 when it was not sent: stopping,
   // or refused by the queue (longer than it sends; the descriptor is still
@@ -123,12 +139,14 @@ struct PacketProcessingKernel {
         uint8_t* p = nullptr;
         uint32_t len = 0;
         uint64_t timestamp_ns = 0;
+        uint32_t rx_flags = 0;
         if (i < b.count()) {
           const dev::Packet pk = b[i];
           if (a.filter.run(pk.data(), pk.size(), pk.size()) != 0) {
             p = pk.data();
             len = pk.size();
             timestamp_ns = pk.timestamp_ns();
+            rx_flags = pk.flags();
           } else {
             local[counter::kFiltered] += 1;  // this lane takes no packet this round
           }
@@ -151,6 +169,12 @@ struct PacketProcessingKernel {
         }
         const bool has_record = has && an.record != kRecordNone;
         const uint64_t record_item = warp_claim(a.record_claim, has_record);
+        // Before replies rewrite the packet in place; every thread takes part.
+        if (a.capture.enabled()) {
+          const dev::CaptureOutcome c = a.capture.offer<S>(has, p, len, a.rxq_id[queue], timestamp_ns,
+                                                           has ? capture_flags(an, rx_flags) : 0u);
+          if (c != dev::CaptureOutcome::None) local[counter::kCapture + static_cast<uint32_t>(c) - 1] += 1;
+        }
         if (!has) continue;
         ++mine;
         my_bytes += len;

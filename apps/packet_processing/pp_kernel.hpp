@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "gnio/dev/capture.hpp"
 #include "gnio/dev/filter.hpp"
 #include "gnio/dev/rxq.hpp"
 #include "gnio/dev/semaphore.hpp"
@@ -17,6 +18,10 @@
 #include "packet_processing/replies.hpp"
 
 namespace gnio::app {
+
+// The Capture counter block: CaptureOutcome::Recorded, Cut, RingFull (None is not counted).
+inline constexpr uint32_t kCaptureOutcomes = 3;
+inline constexpr const char* kCaptureOutcomeNames[kCaptureOutcomes] = {"recorded", "cut", "ring_full"};
 
 // Positions in the kernel's counter array (GpuCpu memory, u64 each).
 // The kernel's counter array: blocks in this order, each X(name, size)
@@ -39,6 +44,10 @@ namespace gnio::app {
 //     (Packets counts those it matched).
 //   Tunnel: + TunnelType, packets whose tunnel header --decap opens was
 //     found, well-formed or not (kTunnelNone: packets with none).
+//   Capture: + CaptureOutcome - 1, the matched packets offered to the
+//     --capture queue: recorded whole, recorded cut to the staging slot, or
+//     not recorded because the capture ring was full (ring_full). What the
+//     writer then failed to write is in the capture queue's TxqStats::dropped.
 #define GNIO_PP_COUNTER_BLOCKS(X)                       \
   X(Packets, 1)                                         \
   X(Bytes, 1)                                           \
@@ -53,7 +62,8 @@ namespace gnio::app {
   X(FlowUpdates, 1)                                     \
   X(RecordWaits, 1)                                     \
   X(Filtered, 1)                                        \
-  X(Tunnel, dev::app::kTunnelCount)
+  X(Tunnel, dev::app::kTunnelCount)                     \
+  X(Capture, kCaptureOutcomes)
 
 namespace counter {
 
@@ -106,6 +116,10 @@ struct PpArgs {
   uint32_t burst = 256;
   dev::FilterRef filter;  // the packets to analyse; the default matches every packet
   uint32_t decap = dev::app::kDecapAll;  // --decap: the tunnel types opened (bits 1u << TunnelType)
+  // --capture: the matched packets recorded to this queue (dev/capture.hpp),
+  // each with the id of its RX queue (rxq_id[b % queues]) as its interface.
+  dev::Capture capture;
+  uint16_t rxq_id[kMaxQueues] = {};
 };
 
 Result<PersistentKernel> launch_packet_processing(const Gpu& gpu, const LaunchConfig& cfg, const PpArgs& args);

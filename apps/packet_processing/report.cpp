@@ -183,6 +183,22 @@ std::string flow_csv(const FlowEntry& e, uint64_t snapshot, double at_s) {
   return o.str();
 }
 
+json capture_json(const RunResult& r) {
+  const uint64_t recorded = r.count(counter::kCapture + 0), cut = r.count(counter::kCapture + 1),
+                 ring_full = r.count(counter::kCapture + 2);
+  json dropped = {{"ring_full", ring_full}};
+  for (size_t k = 0; k < kTxDropReasons; ++k)
+    dropped[std::string(tx_drop_reason_name(static_cast<TxDropReason>(k)))] = r.capture.dropped[k];
+  return {{"target", escape_text(r.info.capture)},
+          {"offered", recorded + cut + ring_full},
+          {"handed", recorded + cut},
+          {"cut", cut},
+          {"written", r.capture.packets},
+          {"written_bytes", r.capture.bytes},
+          {"dropped_total", ring_full + r.capture.errors},
+          {"dropped", dropped}};
+}
+
 json report_json(const RunResult& r, uint32_t top_flows) {
   json j;
   j["schema"] = "gnio.packet-processing";
@@ -248,6 +264,7 @@ json report_json(const RunResult& r, uint32_t top_flows) {
   replies["tx_copy_bytes"] = r.tx.copy_bytes;
   replies["tx_copy_waits"] = r.tx.copy_waits;
   j["replies"] = replies;
+  if (!r.info.capture.empty()) j["capture"] = capture_json(r);
   json dns = json::array(), http = json::array(), sni = json::array();
   for (const Record& rec : r.records) {
     if (rec.kind == kRecordDns) dns.push_back(record_json(rec));
@@ -398,6 +415,16 @@ std::string summary_text(const RunResult& r, uint32_t top_flows) {
     for (size_t k = 0; k < kTxDropReasons; ++k)
       o << (k ? " " : "") << tx_drop_reason_name(static_cast<TxDropReason>(k)) << ' ' << r.tx.dropped[k];
     o << ")\n";
+  }
+  if (!r.info.capture.empty()) {
+    // offered = written + dropped: the kernel's ring_full, then the writer's reasons.
+    const uint64_t ring_full = r.count(counter::kCapture + 2);
+    const uint64_t offered = r.count(counter::kCapture + 0) + r.count(counter::kCapture + 1) + ring_full;
+    o << "capture " << escape_text(r.info.capture) << ": offered " << offered << " written " << r.capture.packets
+      << " dropped " << ring_full + r.capture.errors << " (ring_full " << ring_full;
+    for (size_t k = 0; k < kTxDropReasons; ++k)
+      o << ' ' << tx_drop_reason_name(static_cast<TxDropReason>(k)) << ' ' << r.capture.dropped[k];
+    o << "), cut to 2048 bytes " << r.count(counter::kCapture + 1) << "\n";
   }
   uint64_t l4_partial = 0, malformed = 0;
   for (uint32_t l = kCsumUdp; l < kCsumLayerCount; ++l) l4_partial += r.count(counter::kCsum + l * kCsumCount + kCsumPartial);

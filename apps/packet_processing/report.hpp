@@ -32,7 +32,8 @@ namespace gnio::app {
 // 3: tunnels: run.decap, the tunnels object, tunnel and tunnel_id of each
 //    flow (report, JSON lines and two CSV columns at the end) and record,
 //    the tunnel reasons in malformed.
-inline constexpr int kReportSchemaVersion = 3;
+// 4: the capture object (with --capture).
+inline constexpr int kReportSchemaVersion = 4;
 
 // Why a run stopped: every source at its end, a stop signal, --duration or
 // --count reached, or a source that ended in a read error.
@@ -55,6 +56,7 @@ struct RunInfo {
   std::string input_error;  // with StopReason::InputError: what the source said (file, byte offset, reason)
   std::string filter;       // the --filter expression; empty: every packet analysed
   std::string decap = "all";  // the --decap set, as decap_text() writes it
+  std::string capture;        // the --capture spec; empty: none
 };
 
 // One GPU's part of the run: its queues and kernel, and its counters.
@@ -95,6 +97,7 @@ struct RunResult {
   std::vector<dev::app::FlowEntry> flows;  // the table's occupied slots at the end
   std::vector<RxqStats> rx;
   TxqStats tx{};
+  TxqStats capture{};  // the --capture queues' counters: written (packets) and dropped by the writer
   KernelTotals kernel{};
   nlohmann::json capabilities;
   ExportSummary exported;
@@ -132,6 +135,9 @@ nlohmann::json report_json(const RunResult& r, uint32_t top_flows);
 /// @brief The report's "export" object: per collector the records sent and
 /// lost by reason, the flow and record counts, the event stream's lines.
 nlohmann::json export_json(const ExportSummary& e);
+/// @brief The report's "capture" object (--capture): offered = written +
+/// dropped, the kernel's ring_full and the writer's reasons.
+nlohmann::json capture_json(const RunResult& r);
 /// @brief The summary's lines about the export ("" when nothing was exported).
 std::string export_text(const ExportSummary& e);
 std::string summary_text(const RunResult& r, uint32_t top_flows);

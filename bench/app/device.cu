@@ -6,13 +6,16 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <thread>
+#include <unistd.h>
 
 #include "sections.hpp"
 #include "../common/clock.hpp"
 #include "../common/table.hpp"
 #include "gnio/dev/stock_kernels.hpp"
+#include "gnio/filter.hpp"
 #include "gnio/gpu_queue.hpp"
 #include "packet_processing/records.hpp"
 
@@ -154,12 +157,27 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
 
   // The application's state, allocated as gnio run packet-processing does.
   std::optional<GpuSemaphore> records;
-  std::optional<DeviceMemory> counters, flows, claim, consumed;
+  std::optional<DeviceMemory> counters, flows, claim, consumed, totals;
   app::PpArgs args;
-  if (v == Variant::ParseOnly) {
+  std::optional<FilterProgram> filter;
+  // Capture: the --capture path of gnio run, to a file in the temporary folder.
+  const std::string capture_file =
+      (std::filesystem::temp_directory_path() / ("app-bench-capture-" + std::to_string(getpid()) + ".pcapng")).string();
+  std::optional<EthDevice> capture_dev;
+  std::optional<EthTxq> capture_q;
+  std::optional<GpuTxq> capture_h;
+  if (v == Variant::FilterShort || v == Variant::FilterLong) {
+    auto f = FilterProgram::compile(gpu, v == Variant::FilterShort ? kShortFilter : kLongFilter);
+    if (!f) {
+      m.error = "compiling the filter: " + f.status().to_string();
+      return m;
+    }
+    filter = std::move(*f);
+    if (!(totals = zeroed(gpu, sizeof(dev::ReceiveTotals), m.error))) return m;
+  } else if (v == Variant::ParseOnly) {
     if (!(counters = zeroed(gpu, (uint32_t{da::kProtoCount} + uint32_t{da::kReasonCount}) * sizeof(uint64_t), m.error)))
       return m;
-  } else if (v == Variant::PacketProcessing) {
+  } else if (v == Variant::PacketProcessing || v == Variant::Capture) {
     auto sem = GpuSemaphore::create(gpu, o.quick ? kQuickRecordItems : kRecordItems, sizeof(da::Record));
     if (!sem) {
       m.error = "creating the record semaphore: " + sem.status().to_string();
@@ -178,6 +196,33 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
     args.record_claim = static_cast<uint64_t*>(claim->device_ptr());
     args.record_consumed = static_cast<const uint64_t*>(consumed->device_ptr());
     args.burst = o.burst;
+    if (v == Variant::Capture) {
+      auto d = EthDevice::open("pcapng-out:" + capture_file + ",rotate=256M,files=2,rxqs=" + std::to_string(set.count));
+      if (!d) {
+        m.error = "opening the capture: " + d.status().to_string();
+        return m;
+      }
+      capture_dev = std::move(*d);
+      auto q = capture_dev->create_txq(0);
+      if (!q) {
+        m.error = "capture queue: " + q.status().to_string();
+        return m;
+      }
+      for (Status s : {q->set_depth(4096), q->set_gpu(gpu), q->start()})
+        if (!s) {
+          m.error = "configuring the capture queue: " + s.to_string();
+          return m;
+        }
+      capture_q = std::move(*q);
+      auto h = GpuTxq::create(gpu, *capture_q);
+      if (!h) {
+        m.error = "GPU handle of the capture queue: " + h.status().to_string();
+        return m;
+      }
+      capture_h = std::move(*h);
+      args.capture = dev::Capture(capture_h->handle());
+      for (uint32_t i = 0; i < set.count; ++i) args.rxq_id[i] = static_cast<uint16_t>(i);
+    }
   }
   auto launch = [&]() -> Result<PersistentKernel> {
     switch (v) {
@@ -187,7 +232,14 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
       case Variant::ParseOnly:
         return PersistentKernel::launch(gpu, launch_config(gpu, o, set.count, "app-bench-parse-only"),
                                         ParseOnlyKernel{set, o.burst, static_cast<uint64_t*>(counters->device_ptr())});
+      case Variant::FilterShort:
+      case Variant::FilterLong:
+        return PersistentKernel::launch(
+            gpu, launch_config(gpu, o, set.count, "app-bench-filter"),
+            dev::ReceiveKernel<Scope::Block>{set, static_cast<dev::ReceiveTotals*>(totals->device_ptr()), o.burst,
+                                             filter->handle()});
       case Variant::PacketProcessing:
+      case Variant::Capture:
         break;
     }
     return app::launch_packet_processing(gpu, launch_config(gpu, o, set.count, "app-bench-packet-processing"), args);
@@ -235,6 +287,16 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
   stop_drain = true;
   if (drainer.joinable()) drainer.join();
   if (records) drain.drain(take);
+  Status capture_stopped;
+  if (capture_q) {
+    capture_h->destroy();
+    capture_stopped = capture_q->stop(60000);
+    m.write_seconds = secs_since(t0);
+    const TxqStats s = capture_q->stats();
+    m.written = s.packets;
+    m.written_bytes = s.bytes;
+    m.capture_dropped = s.errors;
+  }
   const KernelTotals end = k->totals();
   m.packets = end.packets;
   RxqStats sum;
@@ -245,8 +307,21 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
   if (counters) {
     const auto* c = static_cast<const uint64_t*>(counters->host_ptr());
     m.counters.assign(c, c + counters->size() / sizeof(uint64_t));
+    if (v == Variant::Capture) m.capture_dropped += m.counters[app::counter::kCapture + 2];
+  }
+  if (totals) {
+    const auto* rt = static_cast<const dev::ReceiveTotals*>(totals->host_ptr());
+    m.matched = rt->packets;
+    m.filtered = rt->filtered;
   }
   if (!stopped) m.error = "stopping the kernel: " + stopped.to_string();
+  else if (!capture_stopped) m.error = "stopping the capture: " + capture_stopped.to_string();
+  else if (capture_q && m.written + m.capture_dropped != m.packets)
+    m.error = "the capture wrote " + std::to_string(m.written) + " and dropped " + std::to_string(m.capture_dropped) +
+              " of " + std::to_string(m.packets) + " packets";
+  else if (totals && m.matched + m.filtered != m.packets)
+    m.error = "the filter matched " + std::to_string(m.matched) + " and rejected " + std::to_string(m.filtered) +
+              " of " + std::to_string(m.packets) + " packets";
   else if (first.packets == 0) m.error = "no packet finished within 10 s of the launch";
   else if (last.packets < t.packets)
     m.error = "the kernel finished " + std::to_string(last.packets) + " of " + std::to_string(t.packets) +
@@ -256,6 +331,11 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
     m.error = "the host consumed " + std::to_string(drain.next) + " records of the " +
               std::to_string(m.counters[app::counter::kRecords]) + " the kernel handed over";
   if (records) records->destroy();
+  if (capture_q) {
+    capture_q->destroy();
+    capture_dev.reset();
+    std::filesystem::remove(capture_file);
+  }
   for (GpuRxq& h : hs) h.destroy();
   for (EthRxq& q : qs) q.destroy();
   return m;

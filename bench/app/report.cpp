@@ -108,6 +108,30 @@ bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficRes
     row("packet-processing (kernel)", r.pp, verdict(r, o, gpu.emulated()));
     row("packet-processing (one host core)", r.host, "–");
   }
+  // The filter's cost and the capture's write rate, against receive-only of the same traffic.
+  for (const TrafficResult& r : results) {
+    if (r.extra.empty()) continue;
+    std::printf("\nfilter and capture, %s (one run each; ratio to the median receive-only run above)\n"
+                "long filter: %s\ncapture: every packet, pcapng-out: in the temporary folder (rotate=256M,files=2), "
+                "capture ring of 4096 descriptors\n",
+                r.traffic.name.c_str(), kLongFilter);
+    bench::print_header({"variant", "packets", "Mpps", "vs receive-only", "matched", "filtered", "written",
+                         "dropped", "written pkt/s", "written MB/s"},
+                        "lrrrrrrrrr");
+    for (const auto& [v, m] : r.extra) {
+      const bool capture = v == Variant::Capture;
+      const double ws = m.write_seconds > 0 ? m.write_seconds : 0;
+      bench::print_row({variant_name(v), std::to_string(m.packets), fmt("%.3f", m.mpps()), fmt("%.3f", ratio(m, r.base)),
+                        capture ? "–" : std::to_string(m.matched), capture ? "–" : std::to_string(m.filtered),
+                        capture ? std::to_string(m.written) : "–", capture ? std::to_string(m.capture_dropped) : "–",
+                        capture && ws > 0 ? fmt("%.0f", m.written / ws) : "–",
+                        capture && ws > 0 ? fmt("%.1f", m.written_bytes / ws / 1e6) : "–"});
+      if (!m.error.empty()) {
+        std::printf("error: %s, %s: %s\n", r.traffic.name.c_str(), variant_name(v), m.error.c_str());
+        ok = false;
+      }
+    }
+  }
   // Each kernel row's runs: throughput and the ratio to the receive-only run
   // of the same round.
   std::printf("\n");

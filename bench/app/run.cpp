@@ -14,6 +14,10 @@
 //  - one host core: the same parser and counting code compiled for the host,
 //    over the same frames in memory (the other bound).
 // The application meets its target when it keeps >= 70 % of receive-only.
+// At 64 B also: receive-only with a short and a long tcpdump filter (the
+// filter's cost), and the application recording every packet with
+// --capture's path to a pcapng file (the writer's sustained rate, drops
+// counted), each with its ratio to receive-only of the same run.
 // Every row must move exactly the N frames offered, and the host core's
 // counters must equal the kernel's for the same frames. With --repeat R
 // each kernel row runs R times (interleaved, so that drift hits every
@@ -79,7 +83,7 @@ int run(Options o) {
 
   std::vector<TrafficResult> results;
   for (const Traffic& t : traffics) {
-    TrafficResult r{t, {}, {}, {}, {}, {}, {}, {}};
+    TrafficResult r{t, {}, {}, {}, {}, {}, {}, {}, {}};
     // A line per row as it ends: a run cut short by a time limit still says how far each row got.
     auto progress = [&](const char* variant, const Measured& m) {
       std::fprintf(stderr, "%s, %s: %llu of %llu packets finished (offered %llu, delivered %llu, dropped %llu), %.2f s%s%s\n",
@@ -96,6 +100,11 @@ int run(Options o) {
       r.pp_runs.push_back(run_device(*gpu, o, t, Variant::PacketProcessing));
       progress("packet-processing", r.pp_runs.back());
     }
+    if (&t == &traffics.front())
+      for (Variant v : {Variant::FilterShort, Variant::FilterLong, Variant::Capture}) {
+        r.extra.emplace_back(v, run_device(*gpu, o, t, v));
+        progress(variant_name(v), r.extra.back().second);
+      }
     r.base = median_run(r.base_runs);
     r.parse = median_run(r.parse_runs);
     r.pp = median_run(r.pp_runs);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../app_bench_options.hpp"
@@ -24,14 +25,27 @@ struct Traffic {
   uint64_t packets;
 };
 
-enum class Variant { ReceiveOnly, ParseOnly, PacketProcessing };
+// FilterShort, FilterLong: receive-only with a tcpdump filter run on every
+// packet (kShortFilter, kLongFilter). Capture: the packet-processing kernel
+// recording every packet to pcapng-out: in the temporary folder.
+enum class Variant { ReceiveOnly, ParseOnly, PacketProcessing, FilterShort, FilterLong, Capture };
+inline constexpr const char* kShortFilter = "udp port 53";
+inline constexpr const char* kLongFilter =
+    "(udp and (port 53 or port 123 or portrange 5000-5100)) or (tcp and (port 80 or port 443) and "
+    "tcp[tcpflags] & (tcp-syn|tcp-fin) != 0) or (ip and net 10.0.0.0/8 and not icmp) or (ip6 and udp) or vlan";
 
 struct Measured {
   uint64_t packets = 0;                       // the kernel finished in all
   uint64_t offered = 0, delivered = 0, dropped = 0;
   uint64_t timed_packets = 0, timed_bytes = 0;  // finished inside the timed window
   double seconds = 0;
-  std::vector<uint64_t> counters;  // ParseOnly: proto + reason; PacketProcessing: app::counter::kCount
+  std::vector<uint64_t> counters;  // ParseOnly: proto + reason; PacketProcessing, Capture: app::counter::kCount
+  uint64_t matched = 0, filtered = 0;  // FilterShort, FilterLong: the filter's verdicts
+  // Capture: frames and bytes written to the file, those not written (the
+  // kernel's ring_full and the writer's drops), and the seconds from the
+  // first packet finished to the writer's last write.
+  uint64_t written = 0, written_bytes = 0, capture_dropped = 0;
+  double write_seconds = 0;
   std::string error;
   double mpps() const { return seconds > 0 ? timed_packets / seconds / 1e6 : 0; }
   double gbps() const { return seconds > 0 ? timed_bytes * 8.0 / seconds / 1e9 : 0; }
@@ -41,6 +55,9 @@ struct TrafficResult {
   Traffic traffic;
   Measured base, parse, pp, host;  // the kernel rows' median runs
   std::vector<Measured> base_runs, parse_runs, pp_runs;
+  // 64 B only: the filter and capture rows, one run each after the others'
+  // median receive-only run of the same traffic.
+  std::vector<std::pair<Variant, Measured>> extra;
 };
 
 // traffic.cpp: a pcap (Ethernet link type) of every frame of the captures
@@ -49,6 +66,18 @@ struct TrafficResult {
 // spec of a traffic with the options' ring and queues.
 gnio::Result<std::string> merge_captures(const std::string& dir, std::string& listing);
 std::string mem_spec(const Options& o, const Traffic& t);
+
+inline const char* variant_name(Variant v) {
+  switch (v) {
+    case Variant::ReceiveOnly: return "receive-only";
+    case Variant::ParseOnly: return "parse only";
+    case Variant::PacketProcessing: return "packet-processing";
+    case Variant::FilterShort: return "receive + filter 'udp port 53'";
+    case Variant::FilterLong: return "receive + long filter";
+    case Variant::Capture: return "packet-processing + capture to pcapng";
+  }
+  return "";
+}
 
 // device.cu: one variant over one traffic: its own device and queues (the
 // same settings for every variant), the kernel, the timed window, the counts.

@@ -56,7 +56,15 @@ struct RxFrame {
 struct TxFrame {
   const uint8_t* data = nullptr;
   uint32_t len = 0;
-  uint64_t timestamp_ns = 0;  // time the engine sent it (CLOCK_REALTIME ns)
+  uint64_t timestamp_ns = 0;  // time the engine sent it; a capture: the frame's RX time (CLOCK_REALTIME ns)
+  // A frame a kernel recorded (dev::TxCapture) rather than sent: the RX
+  // queue it came from, its pcapng epb_flags and its length before the
+  // staging slot cut it (>= len). Recording backends (pcapng-out) write
+  // them; others send the bytes.
+  bool captured = false;
+  uint16_t rx_queue = 0;
+  uint32_t epb_flags = 0;
+  uint32_t original_len = 0;
 };
 
 // Frame memory a backend owns: one region per queue (or one shared by all

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// pcapng-out:FILE[,snaplen=N][,queues=Q][,rotate=SIZE|DURATION][,files=N] —
+// pcapng-out:FILE[,snaplen=N][,queues=Q][,rxqs=R][,rotate=SIZE|DURATION][,files=N] —
 // records transmitted frames to pcapng files: an interface per TX queue,
 // nanosecond Enhanced Packet Blocks marked outbound, and each interface's
-// statistics when a file closes. rotate= starts a new file (FILE, FILE.1,
+// statistics when a file closes. With rxqs=R the file is a capture of
+// received frames (`gnio run --capture`): an interface per RX queue
+// (rxq0...), and each frame's interface, timestamp, epb_flags and length
+// are those the kernel recorded with it (TxFrame::captured). rotate= starts a new file (FILE, FILE.1,
 // FILE.2, ...; with files=N, FILE to FILE.(N-1) reused in turn, as tcpdump
 // -W does) before one would outgrow SIZE or once a frame comes DURATION
 // after the file's first; every file is a whole pcapng of its own.
@@ -34,6 +37,9 @@ constexpr std::string_view kApplication = "gnio pcapng-out";
 // The statistics of a TX interface, which pcapng defines for receiving.
 constexpr std::string_view kStatisticsComment =
     "TX queue: ifrecv = frames handed to pcapng-out, ifdrop = frames it could not write, usrdeliv = frames written";
+constexpr std::string_view kCaptureStatisticsComment =
+    "RX queue: ifrecv = captured frames handed to pcapng-out, ifdrop = frames it could not write, usrdeliv = frames "
+    "written (frames the kernel could not hand over are in gnio's report, capture.dropped)";
 
 struct Rotation {
   uint64_t bytes = 0;        // a file is closed before it would outgrow this; 0: no limit
@@ -45,6 +51,7 @@ struct Options {
   std::string path;
   uint32_t snaplen = kMaxPcapFrame;
   uint16_t queues = 1;
+  uint16_t rx_queues = 0;  // rxqs=: a capture of this many RX queues; 0: interfaces are the TX queues
   Rotation rotation;
 };
 
@@ -129,7 +136,7 @@ std::string advice(int err, const std::string& path) {
   }
 }
 
-// The counts of one TX queue, its interface, since the capture started.
+// The counts of one interface (a TX queue, or an RX queue of a capture) since the capture started.
 struct QueueCounts {
   uint64_t offered = 0;     // handed to tx_burst(): written or dropped
   uint64_t written = 0;
@@ -139,7 +146,12 @@ struct QueueCounts {
 
 class PcapngOutBackend final : public Backend {
  public:
-  explicit PcapngOutBackend(Options o) : opt_(std::move(o)), start_ns_(realtime_ns()), counts_(opt_.queues) {
+  explicit PcapngOutBackend(Options o)
+      : opt_(std::move(o)),
+        start_ns_(realtime_ns()),
+        interfaces_(opt_.rx_queues != 0 ? opt_.rx_queues : opt_.queues),
+        counts_(interfaces_),
+        dropcount_used_(interfaces_) {
     caps_.driver = "pcapng-out";
     caps_.max_rx_queues = 0;
     caps_.max_tx_queues = opt_.queues;
@@ -149,9 +161,14 @@ class PcapngOutBackend final : public Backend {
     caps_.rx_checksum_state = false;
     caps_.rx_timestamp = false;
     caps_.rx_rss_hash = false;
-    for (uint16_t q = 0; q < opt_.queues; ++q) {
-      names_.push_back("txq" + std::to_string(q));
-      descriptions_.push_back("gnio TX queue " + std::to_string(q) + " of pcapng-out:" + opt_.path);
+    for (uint16_t q = 0; q < interfaces_; ++q) {
+      if (capture()) {
+        names_.push_back("rxq" + std::to_string(q));
+        descriptions_.push_back("gnio RX queue " + std::to_string(q) + " captured to pcapng-out:" + opt_.path);
+      } else {
+        names_.push_back("txq" + std::to_string(q));
+        descriptions_.push_back("gnio TX queue " + std::to_string(q) + " of pcapng-out:" + opt_.path);
+      }
     }
     std::vector<uint8_t> isbs;
     append_statistics(isbs);
@@ -188,6 +205,12 @@ class PcapngOutBackend final : public Backend {
                         " does not exist; add queues=N to the spec for more");
     }
     for (size_t i = 0; i < frames.size(); ++i) {
+      if (capture() && frames[i].rx_queue >= opt_.rx_queues) {
+        return Status(Errc::InvalidValue, Layer::Backend,
+                      "pcapng-out:" + opt_.path + ": frame " + std::to_string(i) + " of the burst was captured on RX "
+                      "queue " + std::to_string(frames[i].rx_queue) + ", but the file has interfaces for rxqs=" +
+                          std::to_string(opt_.rx_queues) + "; nothing of this burst was written; raise rxqs=");
+      }
       if (frames[i].len > caps_.max_packet_size) {
         return Status(Errc::InvalidValue, Layer::Backend,
                       "pcapng-out:" + opt_.path + ": frame " + std::to_string(i) + " of the burst has " +
@@ -204,10 +227,12 @@ class PcapngOutBackend final : public Backend {
         // Only frames of a failed call are counted dropped: the caller
         // offers the rest of this burst again and gets the error then.
         if (done > 0) return done;
-        QueueCounts& c = counts_[queue];
-        c.offered += frames.size();
-        c.dropped += frames.size();
-        c.since_last += frames.size();
+        for (const TxFrame& f : frames) {
+          QueueCounts& c = counts_[interface_of(queue, f)];
+          c.offered += 1;
+          c.dropped += 1;
+          c.since_last += 1;
+        }
         defer(n.status(), frames.size());
         return n.status();
       }
@@ -232,6 +257,10 @@ class PcapngOutBackend final : public Backend {
   }
 
  private:
+  bool capture() const { return opt_.rx_queues != 0; }
+  // The interface a frame is written on: its RX queue in a capture, else the TX queue.
+  uint16_t interface_of(uint16_t queue, const TxFrame& f) const { return capture() ? f.rx_queue : queue; }
+
   std::string file_name(uint64_t index) const {
     const uint64_t slot = opt_.rotation.files ? index % opt_.rotation.files : index;
     return slot == 0 ? opt_.path : opt_.path + "." + std::to_string(slot);
@@ -239,15 +268,16 @@ class PcapngOutBackend final : public Backend {
 
   void append_header(std::vector<uint8_t>& out) const {
     pcapng::append_section_header(out, kApplication);
-    for (uint16_t q = 0; q < opt_.queues; ++q)
+    for (uint16_t q = 0; q < interfaces_; ++q)
       pcapng::append_interface(out, {names_[q], descriptions_[q], opt_.snaplen});
   }
 
   void append_statistics(std::vector<uint8_t>& out) const {
     const uint64_t now = realtime_ns();
-    for (uint16_t q = 0; q < opt_.queues; ++q) {
+    for (uint16_t q = 0; q < interfaces_; ++q) {
       const QueueCounts& c = counts_[q];
-      pcapng::append_statistics(out, {q, start_ns_, now, c.offered, c.dropped, c.written, kStatisticsComment});
+      pcapng::append_statistics(out, {q, start_ns_, now, c.offered, c.dropped, c.written,
+                                      capture() ? kCaptureStatisticsComment : kStatisticsComment});
     }
   }
 
@@ -320,25 +350,30 @@ class PcapngOutBackend final : public Backend {
       // The open that a rotation needed failed: try again.
       if (Status s = open_file(); !s) return s;
     }
-    QueueCounts& c = counts_[queue];
     auto stamp = [now](const TxFrame& f) { return f.timestamp_ns != 0 ? f.timestamp_ns : now; };
     auto captured = [this](const TxFrame& f) { return std::min(f.len, opt_.snaplen); };
-    const uint64_t since_last = c.since_last;
+    auto original = [](const TxFrame& f) { return f.captured ? std::max(f.len, f.original_len) : f.len; };
+    auto flags = [](const TxFrame& f) { return f.captured ? f.epb_flags : pcapng::kFlagsOutbound; };
+    const uint64_t first_drops = counts_[interface_of(queue, frames[0])].since_last;
     if (packets_ > 0 &&
-        rotation_due(bytes_ + pcapng::packet_block_size(captured(frames[0]), since_last != 0), stamp(frames[0]),
+        rotation_due(bytes_ + pcapng::packet_block_size(captured(frames[0]), first_drops != 0), stamp(frames[0]),
                      first_ns_)) {
       if (Status s = next_file(); !s) return s;
     }
     buf_.clear();
     if (header_pending_) append_header(buf_);
     const uint64_t first_ns = packets_ > 0 ? first_ns_ : stamp(frames[0]);
+    // epb_dropcount goes on the first frame of each interface in this write.
+    std::fill(dropcount_used_.begin(), dropcount_used_.end(), false);
     size_t n = 0;
     for (; n < frames.size(); ++n) {
       const TxFrame& f = frames[n];
-      const uint64_t dropcount = n == 0 ? since_last : 0;
+      const uint16_t iface = interface_of(queue, f);
+      const uint64_t dropcount = dropcount_used_[iface] ? 0 : counts_[iface].since_last;
       const uint64_t after = bytes_ + buf_.size() + pcapng::packet_block_size(captured(f), dropcount != 0);
       if (packets_ + n > 0 && rotation_due(after, stamp(f), first_ns)) break;
-      pcapng::append_packet(buf_, {queue, stamp(f), f.data, captured(f), f.len, pcapng::kFlagsOutbound, dropcount});
+      dropcount_used_[iface] = true;
+      pcapng::append_packet(buf_, {iface, stamp(f), f.data, captured(f), original(f), flags(f), dropcount});
     }
     if (const int err = write_buffer(); err != 0) {
       return Status(Errc::IoError, Layer::Backend,
@@ -349,9 +384,12 @@ class PcapngOutBackend final : public Backend {
     if (packets_ == 0) first_ns_ = first_ns;
     packets_ += n;
     header_pending_ = false;
-    c.offered += n;
-    c.written += n;
-    c.since_last = 0;
+    for (size_t k = 0; k < n; ++k) {
+      QueueCounts& c = counts_[interface_of(queue, frames[k])];
+      c.offered += 1;
+      c.written += 1;
+      c.since_last = 0;
+    }
     return n;
   }
 
@@ -388,12 +426,14 @@ class PcapngOutBackend final : public Backend {
 
   const Options opt_;
   const uint64_t start_ns_;
+  const uint16_t interfaces_;  // Interface Description Blocks in each file
   EthCaps caps_;
   std::vector<std::string> names_, descriptions_;
   size_t statistics_bytes_ = 0;  // the Interface Statistics Blocks a file ends with
 
   std::mutex mu_;  // TX queues send from their own engine threads
-  std::vector<QueueCounts> counts_;
+  std::vector<QueueCounts> counts_;       // per interface
+  std::vector<bool> dropcount_used_;      // write_frames(): interfaces whose epb_dropcount this write carries
   int fd_ = -1;
   uint64_t index_ = 0;  // the open file's number in the capture (0: FILE)
   std::string path_;
@@ -410,15 +450,18 @@ class PcapngOutBackend final : public Backend {
 }  // namespace
 
 Result<std::unique_ptr<Backend>> open_pcapng_out(std::string_view text) {
-  auto spec = Spec::parse(text, ArgMode::Required, {"snaplen", "queues", "rotate", "files"});
+  auto spec = Spec::parse(text, ArgMode::Required, {"snaplen", "queues", "rxqs", "rotate", "files"});
   if (!spec) return spec.status();
   auto snaplen = spec->u64("snaplen", kMaxPcapFrame, 64, kMaxPcapFrame);
   if (!snaplen) return snaplen.status();
   auto queues = spec->u64("queues", 1, 1, kMaxQueues);
   if (!queues) return queues.status();
+  auto rx_queues = spec->u64("rxqs", 0, 1, kMaxQueues);
+  if (!rx_queues) return rx_queues.status();
   auto rotation = parse_rotation(*spec);
   if (!rotation) return rotation.status();
-  Options o{spec->arg(), static_cast<uint32_t>(*snaplen), static_cast<uint16_t>(*queues), *rotation};
+  Options o{spec->arg(), static_cast<uint32_t>(*snaplen), static_cast<uint16_t>(*queues),
+            static_cast<uint16_t>(*rx_queues), *rotation};
   auto backend = std::make_unique<PcapngOutBackend>(std::move(o));
   if (Status s = backend->open_first(); !s) return s;
   return std::unique_ptr<Backend>(std::move(backend));

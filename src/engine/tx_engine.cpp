@@ -229,7 +229,16 @@ size_t TxEngine::poll() {
       }
       continue;
     }
-    frames_.push_back({bytes, d.len, 0});
+    backend::TxFrame f{bytes, d.len, 0};
+    if (d.flags & dev::TxCapture) {
+      // What the receiver knew rides in the descriptor (ring.hpp, TxDesc).
+      f.captured = true;
+      f.timestamp_ns = d.send_time_ns;
+      f.rx_queue = static_cast<uint16_t>(d.addr);
+      f.epb_flags = static_cast<uint32_t>(d.reserved);
+      f.original_len = std::max(d.len, static_cast<uint32_t>(d.reserved >> 32));
+    }
+    frames_.push_back(f);
   }
   if (!plan_.empty()) land_copies();
   send();
@@ -295,7 +304,8 @@ void TxEngine::land_copies() {
 void TxEngine::send() {
   backend::Backend& be = *q_.dev->backend;
   const uint64_t now = dev::host_now_ns();
-  for (backend::TxFrame& f : frames_) f.timestamp_ns = now;
+  for (backend::TxFrame& f : frames_)
+    if (!f.captured) f.timestamp_ns = now;
   size_t sent = 0;
   uint64_t bytes = 0;
   bool failed = false;

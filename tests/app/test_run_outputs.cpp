@@ -176,7 +176,7 @@ TEST(RunOutputs, NamesOfEveryByteValueAreEscapedInTheReportAndThePrintout) {
   if (o.status == 77) GTEST_SKIP() << "no CUDA device";
   ASSERT_EQ(o.status, 0) << o.err;
   const json r = json::parse(read_file(report));  // throws (fails the test) on a file that is not JSON
-  EXPECT_EQ(r["schema_version"], 3);
+  EXPECT_EQ(r["schema_version"], 4);
   EXPECT_EQ(r["run"]["packets"], 4 * 256);
 
   std::map<int, std::string> qname, host, path, sni;

@@ -2,10 +2,12 @@
 // /metrics of `gnio run packet-processing` for tunnels: each tunnel type's
 // counter (counter::kTunnel + TunnelType) and each tunnel reason's
 // (counter::kReason + Reason) become a sample of its own family and label,
-// with the value the kernel's counter array holds.
+// with the value the kernel's counter array holds; so does each --capture
+// outcome (counter::kCapture + CaptureOutcome - 1).
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gnio/metrics.hpp"
@@ -35,6 +37,19 @@ TEST(TunnelMetrics, EveryTunnelTypeAndReasonHasItsSample) {
     const std::string sample = std::string("gnio_pp_malformed_total{gpu=\"cpu\",reason=\"") + kReasonNames[r] + "\"} " +
                                std::to_string(2000 + r) + "\n";
     EXPECT_NE(text.find(sample), std::string::npos) << sample;
+  }
+}
+
+TEST(CaptureMetrics, EveryCaptureOutcomeHasItsSample) {
+  std::vector<uint64_t> c(app::counter::kCount, 0);
+  for (uint32_t k = 0; k < app::kCaptureOutcomes; ++k) c[app::counter::kCapture + k] = 3000 + k;
+  metrics::Writer w;
+  app::add_app_counters(w, c.data(), {{"gpu", "cpu"}});
+  const std::string text = w.text();
+  for (const auto& [outcome, value] : {std::pair{"recorded", 3000}, std::pair{"cut", 3001}, std::pair{"ring_full", 3002}}) {
+    const std::string sample = std::string("gnio_pp_capture_packets_total{gpu=\"cpu\",outcome=\"") + outcome + "\"} " +
+                               std::to_string(value) + "\n";
+    EXPECT_NE(text.find(sample), std::string::npos) << sample << text;
   }
 }
 

@@ -258,7 +258,7 @@ TEST_P(TunnelCapture, InnerFlowsAndRecordsAsTsharkSeesThem) {
     const Got got = run_gnio(file, decap ? "all" : "none");
     if (got.skipped) GTEST_SKIP() << "no CUDA device";
     ASSERT_TRUE(got.report.is_object());
-    EXPECT_EQ(got.report["schema_version"].get<int>(), 3);
+    EXPECT_EQ(got.report["schema_version"].get<int>(), 4);
     EXPECT_EQ(got.report["run"]["decap"].get<std::string>(), decap ? "all" : "none");
     const std::string what = GetParam() + (decap ? " --decap all" : " --decap none");
     expect_equal(want, got, what);

@@ -53,10 +53,11 @@ TEST_F(PcapngDir, SpecErrorsNameTheOptionTheValueAndTheFix) {
       {f + ",rotate=1M,files=0", "files=0 is out of range; use files=N with 1 <= N <= 1000000"},
       {f + ",queues=0", "queues=0 is out of range; use queues=N with 1 <= N <= 64"},
       {f + ",queues=65", "queues=65 is out of range"},
+      {f + ",rxqs=0", "rxqs=0 is out of range; use rxqs=N with 1 <= N <= 64"},
       {f + ",snaplen=10", "snaplen=10 is out of range; use snaplen=N with 64 <= N <= 262144"},
       {f + ",rotate=1M,rotate=2M", "option 'rotate' is given twice"},
       {f + ",compress=1", "unknown option 'compress' (value '1') for driver 'pcapng-out'; accepted keys: snaplen, "
-                          "queues, rotate, files"},
+                          "queues, rxqs, rotate, files"},
       {"pcapng-out:", "driver 'pcapng-out' needs an argument"},
   };
   for (const Case& c : cases) {

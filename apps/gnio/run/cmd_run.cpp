@@ -54,6 +54,9 @@ constexpr int kExitSkip = 77;
 // one packet in eight carrying a record, about 10 ms of records, so that a
 // host thread off its core for a scheduler tick does not hold the kernel.
 constexpr uint32_t kRecordItems = 16384;
+// How long stopping a capture queue waits for the writer to take what the
+// kernel pushed; what is left then is counted as dropped(stopped).
+constexpr uint32_t kCaptureStopTimeoutMs = 10000;
 // After a stop (signal, --duration, --count): how long the kernel may take to
 // finish the packets already published before its exit flag is set anyway.
 constexpr std::chrono::milliseconds kDrainTimeout{5000};
@@ -150,6 +153,11 @@ int run_packet_processing(const RunOptions& o) {
   if (o.flow_slots == 0 || (o.flow_slots & (o.flow_slots - 1)) != 0)
     return usage("--flow-slots " + std::to_string(o.flow_slots) + " must be a power of two");
   if (o.mem != "gpu" && o.mem != "host") return usage("--mem must be gpu or host (got " + o.mem + ")");
+  if (!o.capture.empty() && o.capture.rfind("pcapng-out:", 0) != 0)
+    return usage("--capture " + o.capture + " is not a pcapng-out: spec; write it as --capture "
+                 "pcapng-out:FILE[,rotate=SIZE|DURATION] (the file records each packet's RX queue, time and flags)");
+  if (o.capture_depth < 2 || (o.capture_depth & (o.capture_depth - 1)) != 0)
+    return usage("--capture-depth " + std::to_string(o.capture_depth) + " must be a power of two, 2 or more");
   if (o.hang_timeout_s < 0) return usage("--hang-timeout " + std::to_string(o.hang_timeout_s) + " must be >= 0 (0: off)");
   app::PpArgs args;
   if (auto err = parse_replies(o, args.replies)) return usage(*err);
@@ -235,6 +243,23 @@ int run_packet_processing(const RunOptions& o) {
       shards[i].txq = std::move(*t);
     }
   }
+  // --capture: TX queue i of the capture device for GPU i, an interface per RX queue.
+  std::optional<EthDevice> capture_dev;
+  if (!o.capture.empty()) {
+    const std::string spec = o.capture + ",rxqs=" + std::to_string(o.queues) +
+                             (shards.size() > 1 ? ",queues=" + std::to_string(shards.size()) : "");
+    auto d = EthDevice::open(spec);
+    if (!d) return fail("opening --capture " + o.capture, d.status());
+    capture_dev = std::move(*d);
+    for (size_t i = 0; i < shards.size(); ++i) {
+      auto t = capture_dev->create_txq(static_cast<uint16_t>(i));
+      if (!t) return fail("creating capture queue " + std::to_string(i), t.status());
+      for (Status s : {t->set_depth(o.capture_depth), t->set_staging_slot_size(kDefaultTxStagingSlot),
+                       t->set_gpu(shards[i].gpu), t->start()})
+        if (!s) return fail("configuring capture queue " + std::to_string(i) + " (--capture-depth)", s);
+      shards[i].capture_txq = std::move(*t);
+    }
+  }
   // Layer 3 and the kernels' memory, per GPU.
   ShardConfig shard_config;
   shard_config.record_items = kRecordItems;
@@ -253,8 +278,9 @@ int run_packet_processing(const RunOptions& o) {
 
   const bool tty = isatty(STDOUT_FILENO) && !o.quiet;
   for (const GpuShard& sh : shards)
-    std::printf("gnio run packet-processing: rx %s, tx %s, %zu queue(s) on %s (%s)\n", o.rx.c_str(),
-                o.tx.empty() ? "none (no replies)" : o.tx.c_str(), sh.queues.size(), sh.gpu.bus_id().c_str(),
+    std::printf("gnio run packet-processing: rx %s, tx %s%s%s, %zu queue(s) on %s (%s)\n", o.rx.c_str(),
+                o.tx.empty() ? "none (no replies)" : o.tx.c_str(), o.capture.empty() ? "" : ", capture ",
+                o.capture.c_str(), sh.queues.size(), sh.gpu.bus_id().c_str(),
                 sh.gpu.emulated() ? "emulated device" : sh.gpu.info().name.c_str());
   std::fflush(stdout);
 
@@ -310,6 +336,9 @@ int run_packet_processing(const RunOptions& o) {
         if (shards[i].txq)
           metrics::add_txq(w, shards[i].txq->stats(),
                            {{"queue", std::to_string(i)}, {"gpu", gpu_ids[i]}, {"backend", tx_backend}});
+        if (shards[i].capture_txq)
+          metrics::add_txq(w, shards[i].capture_txq->stats(),
+                           {{"queue", "capture" + std::to_string(i)}, {"gpu", gpu_ids[i]}, {"backend", "pcapng-out"}});
         metrics::add_kernel(w, shards[i].kernel.counters(), shards[i].kernel.health(), gpu_label);
         app::add_app_counters(w, shards[i].live_counters(), gpu_label);
       }
@@ -480,6 +509,13 @@ int run_packet_processing(const RunOptions& o) {
       if (Status s = sh.txq->stop(); !s && tx_flushed) tx_flushed = s;
       result.tx += sh.txq->stats();
     }
+  // The capture's writer takes what the kernel pushed (or counts it as dropped).
+  Status capture_written;
+  for (GpuShard& sh : shards)
+    if (sh.capture_txq) {
+      if (Status s = sh.capture_txq->stop(kCaptureStopTimeoutMs); !s && capture_written) capture_written = s;
+      result.capture += sh.capture_txq->stats();
+    }
   // The engines see the kernel's last releases a moment after it made them.
   for (auto deadline = std::chrono::steady_clock::now() + 2s; std::chrono::steady_clock::now() < deadline;) {
     uint64_t released = 0;
@@ -528,6 +564,7 @@ int run_packet_processing(const RunOptions& o) {
   result.info.emulated = result.gpus.front().emulated;
   result.info.queues = o.queues;
   result.info.filter = o.filter;
+  result.info.capture = o.capture;
   result.info.decap = app::decap_text(args.decap);
   result.info.stop_reason = stop_reason;
   result.info.signal = StopSignal::signal_number();
@@ -543,6 +580,8 @@ int run_packet_processing(const RunOptions& o) {
   report("reading --rx " + o.rx + " (the summary and the report cover the frames before the error)", input);
   report("writing the replies to --tx " + o.tx + " (the summary and the report count them as the TX queue did)",
          tx_flushed);
+  report("writing --capture " + o.capture + " (the summary and the report count what was written and dropped)",
+         capture_written);
 
   // Tear down in reverse; the report carries the capability snapshot of this
   // run's NIC spec and GPU: the one taken at start, else one taken now (it
@@ -550,6 +589,7 @@ int run_packet_processing(const RunOptions& o) {
   for (GpuShard& sh : shards) {
     sh.kernel = PersistentKernel();
     if (sh.txq) report("tearing down TX queue of " + sh.gpu.bus_id(), sh.txq->destroy());
+    if (sh.capture_txq) report("tearing down the capture queue of " + sh.gpu.bus_id(), sh.capture_txq->destroy());
   }
   for (EthRxq& q : rxqs) report("tearing down an RX queue", q.destroy());
   shards.clear();

@@ -91,7 +91,14 @@ Status GpuShard::prepare(std::vector<EthRxq>& rxqs, const ShardConfig& c) {
     auto g = GpuRxq::create(gpu, rxqs[queues[i]]);
     if (!g) return g.status();
     args.rxq[i] = g->handle();
+    args.rxq_id[i] = static_cast<uint16_t>(queues[i]);
     grxqs.push_back(std::move(*g));
+  }
+  if (capture_txq) {
+    auto g = GpuTxq::create(gpu, *capture_txq);
+    if (!g) return g.status();
+    args.capture = dev::Capture(g->handle());
+    capture_gtxq = std::move(*g);
   }
   if (txq) {
     auto g = GpuTxq::create(gpu, *txq);
@@ -175,6 +182,8 @@ Status GpuShard::release_handles() {
     if (Status s = records->destroy(); !s) return s;
   if (gtxq)
     if (Status s = gtxq->destroy(); !s) return s;
+  if (capture_gtxq)
+    if (Status s = capture_gtxq->destroy(); !s) return s;
   for (GpuRxq& g : grxqs)
     if (Status s = g.destroy(); !s) return s;
   return Status::ok();

@@ -54,6 +54,8 @@ struct GpuShard {
   std::vector<GpuRxq> grxqs;     // in the order of `queues`
   std::optional<EthTxq> txq;
   std::optional<GpuTxq> gtxq;
+  std::optional<EthTxq> capture_txq;  // --capture: the queue its kernel records matched packets to
+  std::optional<GpuTxq> capture_gtxq;
   std::optional<GpuSemaphore> records;
   DeviceMemory counters, flows, claim, consumed;
   FilterProgram filter;
@@ -67,7 +69,8 @@ struct GpuShard {
   dev::app::EvictionReader evictions;
 
   // The GPU handles of its queues (started, in `rxqs` by id), its memory
-  // and the kernel's arguments; `txq` set by the caller first, if any.
+  // and the kernel's arguments; `txq` and `capture_txq` set by the caller
+  // first, if any.
   Status prepare(std::vector<EthRxq>& rxqs, const ShardConfig& c);
   // Launches the kernel; its blocks serve `queues` round robin.
   Status launch(const std::vector<EthRxq>& rxqs, const ShardConfig& c);

@@ -45,6 +45,17 @@ void add_run_command(CLI::App& app) {
                  "analyse only the packets a tcpdump expression matches (pcap-filter(7), compiled by libpcap, run "
                  "on the GPU); the others are counted as filtered and released")
       ->type_name("EXPR");
+  pp->add_option("--capture", o->capture,
+                 "write the packets --filter matched (all without it) to pcapng, recorded on the GPU: "
+                 "pcapng-out:FILE[,snaplen=N][,rotate=SIZE|DURATION][,files=N]; an interface per RX queue (rxq0...), "
+                 "each packet with its RX timestamp (ns), epb_flags inbound with the checksum state, and its whole "
+                 "length (frames over 2048 bytes are kept cut); the kernel never waits for the writer: packets it "
+                 "cannot hand over are counted (capture ring_full), as are those the writer fails (report, "
+                 "/metrics). May be given with --tx")
+      ->type_name("pcapng-out:FILE[,...]");
+  pp->add_option("--capture-depth", o->capture_depth,
+                 "descriptors of each GPU's capture ring (power of two): how far the writer may fall behind")
+      ->capture_default_str();
   pp->add_option("--decap", o->decap,
                  "tunnels whose inner packet is classified (flows keyed by the inner 5-tuple and the tunnel id): "
                  "none, all, or a list of mpls, gre, ipip, vxlan, geneve, gtpu; others by their outer headers")
@@ -89,6 +100,8 @@ void add_run_command(CLI::App& app) {
       "  gnio run packet-processing --rx pcap:data/captures/ping.pcap --tx pcap-out:replies.pcap \\\n"
       "      --ip 10.77.0.1 --ip fd77::1 --mac 02:00:00:00:00:01\n"
       "  gnio run packet-processing --rx synthetic:count=1000000,proto=mix --flows-out flows.csv\n"
+      "  gnio run packet-processing --rx pcap:data/captures/dns.pcap --filter 'udp port 53' \\\n"
+      "      --capture pcapng-out:dns.pcapng,rotate=100M\n"
       "  gnio run packet-processing --rx synthetic:count=0,pps=100000 --metrics 127.0.0.1:9400 &\n"
       "      gnio top --url http://127.0.0.1:9400/metrics\n\n"
       "Signals: the first SIGINT or SIGTERM stops the kernel (after it finishes the burst it holds), flushes\n"

@@ -29,6 +29,8 @@ struct RunOptions {
   uint16_t udp_echo = 0;
   std::string print;
   std::string filter;
+  std::string capture;              // --capture pcapng-out:FILE[,...]; empty: none
+  uint32_t capture_depth = 4096;    // descriptors of each capture ring
   std::string decap = "all";
   std::string mem = "gpu";
   uint32_t block = 256, burst = 256, strides = 8192, flow_slots = 65536;

@@ -96,16 +96,27 @@ enum TxFlags : uint32_t {
   /// InvalidValue; len is what was asked): the engine completes it unsent,
   /// as dropped, so that descriptors still complete in ring order.
   TxRefused = 1u << 2,
+  /// A staged copy of a received frame, recorded rather than sent (a
+  /// capture, TxBatch::stage_capture()): the fields say what the receiver
+  /// knew of it (TxDesc). Always with TxStaged, never with TxWaitOnTime.
+  TxCapture = 1u << 3,
 };
 
 /// @brief One descriptor to send: written by TxBatch on the device, read by
 /// the TX engine (TxEngine::poll(), src/engine/tx_engine.cpp) once pushed.
+///
+/// A capture descriptor (TxCapture) carries what the receiver knew of the
+/// frame in the same 32 bytes, so that a capture costs the TX path nothing
+/// more per packet than a staged send: `addr` (unused by staged frames)
+/// holds the RX queue the frame came from, `send_time_ns` its RX
+/// timestamp, `reserved` its pcapng epb_flags (low 32 bits) and the
+/// frame's length before the staging slot cut it (high 32 bits).
 struct TxDesc {
-  uint64_t addr;          ///< device-visible address of the payload (0 when staged or refused)
+  uint64_t addr;          ///< device-visible address of the payload (0 when staged or refused; capture: the RX queue)
   uint32_t len;           ///< Bytes to send.
   uint32_t flags;         ///< TxFlags
-  uint64_t send_time_ns;  ///< CLOCK_REALTIME ns; 0 = now
-  uint64_t reserved;      ///< Unused: pads the descriptor to 32 bytes.
+  uint64_t send_time_ns;  ///< CLOCK_REALTIME ns; 0 = now (capture: the frame's RX timestamp)
+  uint64_t reserved;      ///< Capture: epb_flags | original length << 32; unread otherwise.
 };
 static_assert(sizeof(TxDesc) == 32);
 

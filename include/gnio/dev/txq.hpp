@@ -98,15 +98,7 @@ class TxBatch {
   /// slot_size() or max_len(): refused as in set()
   GNIO_HD Status stage(uint32_t i, const void* src, uint32_t len, uint64_t send_time_ns = 0) const {
     if (!fits_slot(len)) return refuse(i, len);
-    struct alignas(16) Chunk {
-      uint64_t lo, hi;
-    };
-    uint8_t* dst = staging(i);
-    const auto* from = static_cast<const uint8_t*>(src);
-    uint32_t j = 0;
-    if ((reinterpret_cast<uint64_t>(from) & 15u) == 0)  // slots are 64-byte aligned
-      for (; j + 16 <= len; j += 16) *reinterpret_cast<Chunk*>(dst + j) = *reinterpret_cast<const Chunk*>(from + j);
-    for (; j < len; ++j) dst[j] = from[j];
+    copy_to_slot(i, src, len);
     return set_staged(i, len, send_time_ns);
   }
 
@@ -126,9 +118,49 @@ class TxBatch {
     return Status::Success;
   }
 
+  /// @brief Records a received frame: copies its first min(len,
+  /// slot_size()) bytes into staging(i) and marks the descriptor a capture
+  /// (TxCapture), carrying its RX queue, RX timestamp, pcapng epb_flags and
+  /// whole length to the backend (pcapng-out writes them into the frame's
+  /// Enhanced Packet Block). Nothing waits: the RX frame may be released as
+  /// soon as this returns.
+  /// @param i descriptor of the batch, < count()
+  /// @param src The frame's bytes, readable by the calling thread.
+  /// @param len The frame's length, >= 1; bytes past slot_size() are left out
+  ///        (the record's captured length is then shorter than its length).
+  /// @param rx_queue The RX queue the frame came from (its pcapng interface).
+  /// @param rx_timestamp_ns The frame's RX timestamp (CLOCK_REALTIME ns).
+  /// @param epb_flags The Enhanced Packet Block's epb_flags (direction,
+  ///        checksum and error bits, dev::epb in capture.hpp).
+  /// @return Success; InvalidValue when len is 0 (refused as in set()).
+  GNIO_HD Status stage_capture(uint32_t i, const void* src, uint32_t len, uint16_t rx_queue,
+                               uint64_t rx_timestamp_ns, uint32_t epb_flags) const {
+    const uint32_t kept = len < ring_.slot_size ? len : ring_.slot_size;
+    if (len == 0 || kept > ring_.max_len) return refuse(i, len);
+    copy_to_slot(i, src, kept);
+    TxDesc* d = desc(i);
+    d->addr = rx_queue;
+    d->len = kept;
+    d->flags = TxStaged | TxCapture;
+    d->send_time_ns = rx_timestamp_ns;
+    d->reserved = uint64_t{epb_flags} | (uint64_t{len} << 32);
+    return Status::Success;
+  }
+
  private:
   GNIO_HD TxDesc* desc(uint32_t i) const { return &ring_.desc[(first_ + i) & ring_.desc_mask]; }
   GNIO_HD bool fits_slot(uint32_t len) const { return len != 0 && len <= ring_.slot_size && len <= ring_.max_len; }
+  GNIO_HD void copy_to_slot(uint32_t i, const void* src, uint32_t len) const {
+    struct alignas(16) Chunk {
+      uint64_t lo, hi;
+    };
+    uint8_t* dst = staging(i);
+    const auto* from = static_cast<const uint8_t*>(src);
+    uint32_t j = 0;
+    if ((reinterpret_cast<uint64_t>(from) & 15u) == 0)  // slots are 64-byte aligned
+      for (; j + 16 <= len; j += 16) *reinterpret_cast<Chunk*>(dst + j) = *reinterpret_cast<const Chunk*>(from + j);
+    for (; j < len; ++j) dst[j] = from[j];
+  }
   // Marks descriptor i refused: the engine completes it as dropped, unsent.
   GNIO_HD Status refuse(uint32_t i, uint32_t len) const {
     TxDesc* d = desc(i);
