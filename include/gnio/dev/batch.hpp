@@ -146,12 +146,7 @@ struct BatchKernel {
     const uint64_t poll_ns = timeout_ns < kPollNs ? (timeout_ns ? timeout_ns : 1) : kPollNs;
     while (scope_all<Scope::Block>(ctx.running())) {
       ctx.heartbeat();
-      if (cur == kNone) {
-        uint32_t found = kNone;
-        if (leader) found = take_free(me, grid, next_try);
-        cur = static_cast<uint32_t>(block_broadcast(found));
-        if (cur != kNone) next_try = cur + grid;
-      }
+      if (cur == kNone) cur = take_buffer(me, grid, next_try);
       if (cur == kNone && !drop_when_full) {
         backoff(8);
         continue;
@@ -181,11 +176,7 @@ struct BatchKernel {
         if (leader) store_counters(me, c);
       }
       if (cur == kNone || fill == 0) continue;
-      uint32_t why = 0;
-      if (leader && fill == pool.capacity) why = BatchFull;
-      else if (leader && wait_clock_ns() - started >= timeout_ns) why = BatchTimedOut;
-      why = static_cast<uint32_t>(block_broadcast(why));
-      if (why) {
+      if (const uint32_t why = why_hand_over(fill, false, started)) {
         hand_over(me, cur, fill, qid, why, seq++, bytes, c);
         cur = kNone;
         fill = 0;
@@ -209,12 +200,7 @@ struct BatchKernel {
     const uint64_t poll_ns = timeout_ns < kPollNs ? (timeout_ns ? timeout_ns : 1) : kPollNs;
     while (scope_all<Scope::Block>(ctx.running())) {
       ctx.heartbeat();
-      if (cur == kNone) {
-        uint32_t found = kNone;
-        if (leader) found = take_free(me, grid, next_try);
-        cur = static_cast<uint32_t>(block_broadcast(found));
-        if (cur != kNone) next_try = cur + grid;
-      }
+      if (cur == kNone) cur = take_buffer(me, grid, next_try);
       if (done == b.count()) {
         if (cur == kNone && !drop_when_full) {
           backoff(8);
@@ -265,12 +251,7 @@ struct BatchKernel {
         if (leader) store_counters(me, c);
       }
       if (cur == kNone || fill == 0) continue;
-      uint32_t why = 0;
-      if (leader && fill == pool.capacity) why = BatchFull;
-      else if (leader && no_room) why = BatchBytesFull;
-      else if (leader && wait_clock_ns() - started >= timeout_ns) why = BatchTimedOut;
-      why = static_cast<uint32_t>(block_broadcast(why));
-      if (why) {
+      if (const uint32_t why = why_hand_over(fill, no_room, started)) {
         hand_over(me, cur, fill, qid, why, seq++, used, c);
         cur = kNone;
         fill = 0;
@@ -279,6 +260,29 @@ struct BatchKernel {
     }
     if (done < b.count()) rxq.release<Scope::Block>(b);
     if (cur != kNone && fill > 0) hand_over(me, cur, fill, qid, BatchFlushed, seq, used, c);
+  }
+
+  // The block's next free buffer (kNone while every one is held), taken by
+  // the leader and broadcast.
+  GNIO_HD uint32_t take_buffer(uint32_t me, uint32_t grid, uint32_t& next_try) const {
+    uint32_t found = kNone;
+    if (thread_index() == 0) found = take_free(me, grid, next_try);
+    const uint32_t cur = static_cast<uint32_t>(block_broadcast(found));
+    if (cur != kNone) next_try = cur + grid;
+    return cur;
+  }
+
+  // Why the block hands its buffer of `fill` packets over now (0: it goes
+  // on filling), decided by the leader and broadcast: full by count, by
+  // bytes (no_room: the next packet did not fit), or timed out.
+  GNIO_HD uint32_t why_hand_over(uint32_t fill, bool no_room, uint64_t started) const {
+    uint32_t why = 0;
+    if (thread_index() == 0) {
+      if (fill == pool.capacity) why = BatchFull;
+      else if (no_room) why = BatchBytesFull;
+      else if (wait_clock_ns() - started >= timeout_ns) why = BatchTimedOut;
+    }
+    return static_cast<uint32_t>(block_broadcast(why));
   }
 
   // The leader's plan for packets done.. of `b` in buffer `buf` holding
