@@ -322,7 +322,9 @@ def nfcapd_stop(p, work):
     rows = []
     for f in files:
         out = subprocess.run([need("nfdump"), "-r", f, "-o", "json"], stdout=subprocess.PIPE, text=True, check=True)
-        if out.stdout.strip():
+        # A file without records (nfcapd opens a new one at each full hour,
+        # -t 3600) reads "[ No matching flows ]", which is not JSON.
+        if out.stdout.strip() and "No matching flows" not in out.stdout:
             rows += json.loads(out.stdout)
     return rows
 
