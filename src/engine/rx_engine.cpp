@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <string>
 
 #include "core/log.hpp"
@@ -12,7 +11,6 @@
 #include "engine/queue_state.hpp"
 #include "gnio/dev/atomic.hpp"
 #include "gnio/dev/thread.hpp"
-#include "gpu/cuda_util.hpp"
 #include "gpu/gpu_impl.hpp"
 
 namespace gnio::detail {
