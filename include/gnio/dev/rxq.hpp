@@ -120,7 +120,11 @@ class Rxq {
   /// call it and gets the same burst. One thread of the scope claims the
   /// burst; its acquire of RxRing::producer pairs with the release of
   /// `producer` in RxEngine::publish() (src/engine/rx_engine.cpp), and the
-  /// scope's barrier carries it to the other threads.
+  /// scope's barrier carries it to the other threads. With the ring in
+  /// device memory the scope's threads then copy the burst's descriptors
+  /// and bytes from the engine's pinned staging into the ring (the copy a
+  /// NIC's DMA would have made), so receiving in a wider scope copies
+  /// faster.
   /// @tparam S The scope that receives together (Scope::Thread, Warp or Block).
   /// @param max_pkts The most packets to receive, at least 1.
   /// @param timeout_ns How long to wait for the first packet, in ns of
