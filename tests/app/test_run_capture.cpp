@@ -19,6 +19,7 @@
 #include "../backends/pcapng_tools.hpp"
 #include "backends/synthetic.hpp"
 #include "run_cli.hpp"
+#include "test_dir.hpp"
 
 namespace {
 
@@ -56,20 +57,9 @@ std::vector<Frame> libpcap_selects(const std::string& capture, const std::string
 }
 
 // A fresh folder per test, removed after it.
-class RunCapture : public ::testing::Test {
+class RunCapture : public gnio::test::TestDir {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gnio-capture-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
- private:
-  std::filesystem::path dir_;
+  RunCapture() : TestDir("gnio-capture-") {}
 };
 
 json report(const std::string& path) { return json::parse(read_file(path), nullptr, false); }

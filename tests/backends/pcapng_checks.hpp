@@ -17,27 +17,16 @@
 
 #include "backends/backend.hpp"
 #include "pcapng_tools.hpp"
+#include "test_dir.hpp"
 
 namespace gnio::backend::pcapng_test {
 
 inline const std::string kShb = "0x0a0d0d0a", kIdb = "0x00000001", kIsb = "0x00000005", kEpb = "0x00000006";
 
 // A fresh folder per test, removed after it.
-class PcapngDir : public ::testing::Test {
+class PcapngDir : public gnio::test::TestDir {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gnio-pcapng-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir() const { return dir_.string(); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
- private:
-  std::filesystem::path dir_;
+  PcapngDir() : TestDir("gnio-pcapng-") {}
 };
 
 inline std::vector<TxFrame> as_tx(const Input& in) {
