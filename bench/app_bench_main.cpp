@@ -27,6 +27,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cli.add_option("--row-limit", o.row_limit_s, "seconds a row may take before it fails")->capture_default_str();
   cli.add_option("--captures", o.captures, "folder of .pcap captures replayed as the mix")->capture_default_str();
+  cli.add_option("--compute-rounds", o.compute_rounds,
+                 "passes of the compute-heavy stage over each packet's bytes (0: 1000 on a GPU, 4 on the emulated device)")
+      ->capture_default_str();
+  cli.add_option("--scaling-blocks", o.scaling_blocks,
+                 "the compute-heavy rows double the blocks on one queue from 1 up to this (0: no such rows; --quick: 4)")
+      ->check(CLI::Range(0u, 1024u))
+      ->capture_default_str();
   CLI11_PARSE(cli, argc, argv);
   if (o.quick && queues->count() == 0) o.queues = 2;  // --quick's default, unless --queues was given
   return app_bench::run(std::move(o));

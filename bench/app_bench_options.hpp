@@ -22,6 +22,11 @@ struct Options {
   uint32_t repeat = 0;   // runs of each kernel row; 0: 3 on a GPU, 1 on the emulated device
   double row_limit_s = 120;
   std::string captures = GNIO_CAPTURES_DIR;
+  // The compute-heavy rows: passes of compute_stage() over every byte of
+  // each 64 B packet (0: 1000 on a GPU, 4 on the emulated device), one
+  // queue, the kernel's blocks swept up to scaling_blocks (0: skip).
+  uint32_t compute_rounds = 0;
+  uint32_t scaling_blocks = 64;
 };
 
 // Runs with the parsed options (run() may still adjust them); the exit status.

@@ -47,8 +47,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"ceiling", "anatomy", "gnio", "anti", "tx", "echo", "gpus"}))
       ->delimiter(',');
   app.add_option("--sizes", o.sizes, "frame sizes of the ceiling and gnio rows")->delimiter(',')->capture_default_str();
-  app.add_option("--queue-counts", o.queue_counts, "queue counts of the gnio rows (1..16)")
-      ->check(CLI::Range(1u, 16u))
+  app.add_option("--queue-counts", o.queue_counts, "queue counts of the gnio rows (1..32)")
+      ->check(CLI::Range(1u, 32u))
       ->delimiter(',')
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);

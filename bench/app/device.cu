@@ -11,6 +11,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "compute_stage.hpp"
 #include "sections.hpp"
 #include "../common/clock.hpp"
 #include "../common/table.hpp"
@@ -100,6 +101,38 @@ struct ParseOnlyKernel {
   }
 };
 
+// Receive-only plus compute_stage() on every packet, a thread per packet;
+// each thread adds its packets' digests, so the sum is the host's whatever
+// thread or block handled a packet.
+struct ComputeHeavyKernel {
+  Queues q;
+  uint32_t burst;
+  uint32_t rounds;
+  uint64_t* digest;  // GpuCpu memory
+
+  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
+    constexpr Scope S = Scope::Block;
+    const dev::Rxq& rxq = q.for_this_block();
+    uint64_t sum = 0;
+    while (dev::scope_all<S>(ctx.running())) {
+      ctx.heartbeat();
+      dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
+      if (b.count() == 0) continue;
+      uint64_t mine = 0, my_bytes = 0;
+      for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
+        const dev::Packet p = b[i];
+        sum += compute_stage(p.data(), p.size(), rounds);
+        ++mine;
+        my_bytes += p.size();
+      }
+      rxq.release<S>(b);
+      ctx.count_packets(mine, my_bytes);
+      ctx.count_burst<S>();
+    }
+    if (sum) dev::fetch_add_relaxed(digest, sum);
+  }
+};
+
 LaunchConfig launch_config(const Gpu& gpu, const Options& o, uint32_t grid, const char* name) {
   LaunchConfig c;
   c.grid = o.blocks > grid ? o.blocks : grid;
@@ -174,6 +207,8 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
     }
     filter = std::move(*f);
     if (!(totals = zeroed(gpu, sizeof(dev::ReceiveTotals), m.error))) return m;
+  } else if (v == Variant::ComputeHeavy) {
+    if (!(totals = zeroed(gpu, sizeof(uint64_t), m.error))) return m;
   } else if (v == Variant::ParseOnly) {
     if (!(counters = zeroed(gpu, (uint32_t{da::kProtoCount} + uint32_t{da::kReasonCount}) * sizeof(uint64_t), m.error)))
       return m;
@@ -238,6 +273,10 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
             gpu, launch_config(gpu, o, set.count, "app-bench-filter"),
             dev::ReceiveKernel<Scope::Block>{set, static_cast<dev::ReceiveTotals*>(totals->device_ptr()), o.burst,
                                              filter->handle()});
+      case Variant::ComputeHeavy:
+        return PersistentKernel::launch(gpu, launch_config(gpu, o, set.count, "app-bench-compute-heavy"),
+                                        ComputeHeavyKernel{set, o.burst, o.compute_rounds,
+                                                           static_cast<uint64_t*>(totals->device_ptr())});
       case Variant::PacketProcessing:
       case Variant::Capture:
         break;
@@ -309,7 +348,9 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
     m.counters.assign(c, c + counters->size() / sizeof(uint64_t));
     if (v == Variant::Capture) m.capture_dropped += m.counters[app::counter::kCapture + 2];
   }
-  if (totals) {
+  if (totals && v == Variant::ComputeHeavy) {
+    m.digest = *static_cast<const uint64_t*>(totals->host_ptr());
+  } else if (totals) {
     const auto* rt = static_cast<const dev::ReceiveTotals*>(totals->host_ptr());
     m.matched = rt->packets;
     m.filtered = rt->filtered;
@@ -319,7 +360,7 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
   else if (capture_q && m.written + m.capture_dropped != m.packets)
     m.error = "the capture wrote " + std::to_string(m.written) + " and dropped " + std::to_string(m.capture_dropped) +
               " of " + std::to_string(m.packets) + " packets";
-  else if (totals && m.matched + m.filtered != m.packets)
+  else if (totals && v != Variant::ComputeHeavy && m.matched + m.filtered != m.packets)
     m.error = "the filter matched " + std::to_string(m.matched) + " and rejected " + std::to_string(m.filtered) +
               " of " + std::to_string(m.packets) + " packets";
   else if (first.packets == 0) m.error = "no packet finished within 10 s of the launch";

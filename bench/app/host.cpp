@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "compute_stage.hpp"
 #include "sections.hpp"
 #include "../common/clock.hpp"
 #include "gnio/host_reference.hpp"
@@ -74,6 +75,16 @@ Measured run_host(const FrameImage& img, uint64_t n) {
   m.offered = n;
   m.counters = std::move(c);
   return m;
+}
+
+uint64_t expected_digest(const FrameImage& img, uint64_t n, uint32_t rounds) {
+  const uint64_t frames = img.lens.size();
+  uint64_t sum = 0;
+  for (uint64_t f = 0; f < frames && f < n; ++f) {
+    const uint64_t uses = n / frames + (f < n % frames ? 1 : 0);
+    sum += uses * compute_stage(img.bytes.data() + f * FrameImage::kStride, img.lens[f], rounds);
+  }
+  return sum;
 }
 
 }  // namespace app_bench

@@ -207,4 +207,36 @@ bool print_report(const Gpu& gpu, const Options& o, const std::vector<TrafficRes
   return ok;
 }
 
+bool print_scaling(const ScalingResult& s, const Measured& receive_only) {
+  bool ok = true;
+  std::printf("\ncompute-heavy: receive-only plus %u passes of FNV-1a over every byte of each 64 B packet, one queue, "
+              "bursts as above; target: >= %.2f of linear from one block until receive-only (%.3f Mpps, the table's "
+              "64 B baseline) bounds it\n",
+              s.rounds, kScalingTarget, receive_only.mpps());
+  bench::print_header({"blocks", "packets", "Mpps", "vs linear", "vs receive-only", "digest", "target met"},
+                      "rrrrrll");
+  const double one = s.rows.empty() ? 0 : s.rows.front().m.mpps();
+  for (const ScalingRow& r : s.rows) {
+    const double linear = bench::ratio(r.m.mpps(), one * r.blocks);
+    const double bound = bench::ratio(r.m.mpps(), receive_only.mpps());
+    const bool digest_ok = r.m.error.empty() && r.m.digest == r.expected_digest;
+    std::string verdict = linear >= kScalingTarget ? "yes"
+                          : bound >= kScalingTarget ? "yes (receive-only bounds it)"
+                                                    : "NO";
+    if (!r.m.error.empty()) verdict = "NO: not measured";
+    bench::print_row({std::to_string(r.blocks), std::to_string(r.m.packets), fmt("%.3f", r.m.mpps()),
+                      fmt("%.3f", linear), fmt("%.3f", bound), digest_ok ? "equal to the host's" : "DIFFERS",
+                      verdict});
+    if (!r.m.error.empty()) {
+      std::printf("error: compute-heavy, %u block(s): %s\n", r.blocks, r.m.error.c_str());
+      ok = false;
+    } else if (!digest_ok) {
+      std::printf("error: compute-heavy, %u block(s): digest %llu, the host's %llu over the same packets\n", r.blocks,
+                  static_cast<unsigned long long>(r.m.digest), static_cast<unsigned long long>(r.expected_digest));
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 }  // namespace app_bench

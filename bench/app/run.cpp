@@ -17,13 +17,16 @@
 // At 64 B also: receive-only with a short and a long tcpdump filter (the
 // filter's cost), and the application recording every packet with
 // --capture's path to a pcapng file (the writer's sustained rate, drops
-// counted), each with its ratio to receive-only of the same run.
+// counted), each with its ratio to receive-only of the same run. Then the
+// compute-heavy rows: one queue, 1, 2, 4, ... blocks, each packet hashed
+// --compute-rounds times, against linear scaling from one block.
 // Every row must move exactly the N frames offered, and the host core's
 // counters must equal the kernel's for the same frames. With --repeat R
 // each kernel row runs R times (interleaved, so that drift hits every
 // variant alike); the table shows the median run and a second table the
 // spread.
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -67,6 +70,8 @@ int run(Options o) {
   auto gpu = examples::open_gpu(o.gpu, false);
   if (!gpu) return examples::fail(gpu.status());
   if (o.repeat == 0) o.repeat = gpu->emulated() ? 1 : 3;
+  if (o.compute_rounds == 0) o.compute_rounds = gpu->emulated() ? 4 : 1000;
+  if (o.quick) o.scaling_blocks = std::min(o.scaling_blocks, 4u);
   const auto started = Clock::now();
 
   std::string listing;
@@ -114,8 +119,33 @@ int run(Options o) {
     results.push_back(std::move(r));
     std::fprintf(stderr, "%s done (%.1f s)\n", t.name.c_str(), secs_since(started));
   }
+  // The compute-heavy rows. The ring holds every block's burst twice over,
+  // so that no block waits for room.
+  ScalingResult scaling{o.compute_rounds, {}};
+  const uint64_t per_block = o.quick ? 20'000 : 1'000'000;
+  auto img = frame_image(traffics.front());
+  for (uint32_t blocks = 1; blocks <= o.scaling_blocks && img; blocks *= 2) {
+    Options so = o;
+    so.queues = 1;
+    so.blocks = blocks;
+    const uint32_t room = std::bit_ceil(2 * blocks * o.burst);
+    so.strides = std::max(o.strides, room);
+    so.ring = std::max(o.ring, room);
+    const Traffic t{traffics.front().name, traffics.front().frames, per_block * blocks};
+    ScalingRow row{blocks, expected_digest(*img, t.packets, o.compute_rounds), run_device(*gpu, so, t, Variant::ComputeHeavy)};
+    std::fprintf(stderr, "compute-heavy, %u block(s): %llu of %llu packets finished, %.2f s%s%s\n", blocks,
+                 static_cast<unsigned long long>(row.m.packets), static_cast<unsigned long long>(t.packets),
+                 row.m.seconds, row.m.error.empty() ? "" : ": ", row.m.error.c_str());
+    scaling.rows.push_back(std::move(row));
+  }
   std::filesystem::remove(*mix);
-  const bool ok = print_report(*gpu, o, results, legend);
+  bool ok = print_report(*gpu, o, results, legend);
+  if (!img) {
+    std::printf("error: the compute-heavy rows' frames: %s\n", img.status().to_string().c_str());
+    ok = false;
+  } else if (!scaling.rows.empty()) {
+    ok = print_scaling(scaling, results.front().base) && ok;
+  }
   std::printf("\nwall time: %.1f s\n", secs_since(started));
   return ok ? 0 : 1;
 }

@@ -18,6 +18,7 @@ namespace app_bench {
 inline constexpr uint32_t kMaxQueues = gnio::app::PpArgs::kMaxQueues;
 inline constexpr uint32_t kFlowSlots = 65536;  // gnio run's default --flow-slots
 inline constexpr double kTarget = 0.70;  // the application costs no more than 30 % of receive-only
+inline constexpr double kScalingTarget = 0.80;  // compute-heavy rows: of linear scaling from one block
 
 struct Traffic {
   std::string name;    // table label
@@ -28,7 +29,9 @@ struct Traffic {
 // FilterShort, FilterLong: receive-only with a tcpdump filter run on every
 // packet (kShortFilter, kLongFilter). Capture: the packet-processing kernel
 // recording every packet to pcapng-out: in the temporary folder.
-enum class Variant { ReceiveOnly, ParseOnly, PacketProcessing, FilterShort, FilterLong, Capture };
+// ComputeHeavy: receive-only plus compute_stage() on every packet, its
+// digests summed (Measured::digest).
+enum class Variant { ReceiveOnly, ParseOnly, PacketProcessing, FilterShort, FilterLong, Capture, ComputeHeavy };
 inline constexpr const char* kShortFilter = "udp port 53";
 inline constexpr const char* kLongFilter =
     "(udp and (port 53 or port 123 or portrange 5000-5100)) or (tcp and (port 80 or port 443) and "
@@ -46,6 +49,7 @@ struct Measured {
   // first packet finished to the writer's last write.
   uint64_t written = 0, written_bytes = 0, capture_dropped = 0;
   double write_seconds = 0;
+  uint64_t digest = 0;  // ComputeHeavy: the sum of every packet's compute_stage()
   std::string error;
   double mpps() const { return seconds > 0 ? timed_packets / seconds / 1e6 : 0; }
   double gbps() const { return seconds > 0 ? timed_bytes * 8.0 / seconds / 1e9 : 0; }
@@ -58,6 +62,18 @@ struct TrafficResult {
   // 64 B only: the filter and capture rows, one run each after the others'
   // median receive-only run of the same traffic.
   std::vector<std::pair<Variant, Measured>> extra;
+};
+
+// The compute-heavy rows: one queue, 1, 2, 4, ... blocks, each offered
+// packets in proportion to its blocks.
+struct ScalingRow {
+  uint32_t blocks = 0;
+  uint64_t expected_digest = 0;  // expected_digest() over the row's packets
+  Measured m;
+};
+struct ScalingResult {
+  uint32_t rounds = 0;
+  std::vector<ScalingRow> rows;
 };
 
 // traffic.cpp: a pcap (Ethernet link type) of every frame of the captures
@@ -75,6 +91,7 @@ inline const char* variant_name(Variant v) {
     case Variant::FilterShort: return "receive + filter 'udp port 53'";
     case Variant::FilterLong: return "receive + long filter";
     case Variant::Capture: return "packet-processing + capture to pcapng";
+    case Variant::ComputeHeavy: return "compute-heavy";
   }
   return "";
 }
@@ -95,11 +112,16 @@ struct FrameImage {
 };
 gnio::Result<FrameImage> frame_image(const Traffic& t);
 Measured run_host(const FrameImage& img, uint64_t n);
+// The sum of compute_stage() over packets 0..n-1 of the traffic (frame i % frames).
+uint64_t expected_digest(const FrameImage& img, uint64_t n, uint32_t rounds);
 
 // report.cpp: the machine line, the setup, the table of median runs, the
 // spread of the runs, and every check (exact counts, the host core's
 // counters against the kernels'); false if a check failed.
 bool print_report(const gnio::Gpu& gpu, const Options& o, const std::vector<TrafficResult>& results,
                   const std::string& legend);
+// The compute-heavy rows against linear scaling from one block; false if a
+// row failed or its digest is not the host's.
+bool print_scaling(const ScalingResult& s, const Measured& receive_only);
 
 }  // namespace app_bench

@@ -6,7 +6,6 @@
 // zero-copy through the TX queue. The host side polls in one place
 // (progress, records, flow snapshots) and stops in one place (exit flag,
 // drain, flush, summary).
-#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,6 +62,8 @@ constexpr std::chrono::milliseconds kDrainTimeout{5000};
 // With an export: entries evicted from the flow table, held for the host
 // (about 7 MiB of GpuCpu memory per GPU; the host reads them every 1 ms).
 constexpr uint32_t kEvictionItems = 65536;
+// Descriptors of each reply queue: replies are a small share of the traffic.
+constexpr uint32_t kReplyDepth = 1024;
 
 
 int fail(const std::string& what, const Status& s) {
@@ -73,34 +74,6 @@ int fail(const std::string& what, const Status& s) {
 int usage(const std::string& msg) {
   std::fprintf(stderr, "gnio run packet-processing: %s\n", msg.c_str());
   return 2;
-}
-
-bool parse_mac(const std::string& s, uint8_t (&mac)[6]) {
-  unsigned v[6];
-  if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6) return false;
-  for (int i = 0; i < 6; ++i) {
-    if (v[i] > 255) return false;
-    mac[i] = static_cast<uint8_t>(v[i]);
-  }
-  return true;
-}
-
-std::optional<std::string> parse_replies(const RunOptions& o, dev::app::ReplyConfig& c) {
-  for (const std::string& ip : o.ips) {
-    if (c.ipv4_count < c.kMaxAddrs && inet_pton(AF_INET, ip.c_str(), c.ipv4[c.ipv4_count]) == 1) {
-      ++c.ipv4_count;
-    } else if (c.ipv6_count < c.kMaxAddrs && inet_pton(AF_INET6, ip.c_str(), c.ipv6[c.ipv6_count]) == 1) {
-      ++c.ipv6_count;
-    } else {
-      return "--ip " + ip + " is not an IPv4 or IPv6 address (or more than 4 of a family were given)";
-    }
-  }
-  if (!o.mac.empty()) {
-    if (!parse_mac(o.mac, c.mac)) return "--mac " + o.mac + " is not a MAC address like 02:00:00:00:00:01";
-    c.has_mac = true;
-  }
-  c.udp_echo_port = o.udp_echo;
-  return std::nullopt;
 }
 
 // DIR/caps-<UTC time>-<gpu>.json: the capability snapshot of the run's NIC
@@ -143,22 +116,7 @@ int run_packet_processing(const RunOptions& o) {
     if (!level) return usage("--log-level: " + level.status().message());
     logging::set_level(*level);
   }
-  if (o.rx.empty()) return usage("--rx SPEC is required, e.g. --rx pcap:data/captures/ping.pcap");
-  if (o.queues == 0 || o.queues > app::PpArgs::kMaxQueues)
-    return usage("--queues " + std::to_string(o.queues) + " is out of range 1.." +
-                 std::to_string(app::PpArgs::kMaxQueues));
-  if (o.burst == 0 || o.burst > o.strides / 2)
-    return usage("--burst " + std::to_string(o.burst) + " is out of range 1.." + std::to_string(o.strides / 2) +
-                 " (half of --strides " + std::to_string(o.strides) + ")");
-  if (o.flow_slots == 0 || (o.flow_slots & (o.flow_slots - 1)) != 0)
-    return usage("--flow-slots " + std::to_string(o.flow_slots) + " must be a power of two");
-  if (o.mem != "gpu" && o.mem != "host") return usage("--mem must be gpu or host (got " + o.mem + ")");
-  if (!o.capture.empty() && o.capture.rfind("pcapng-out:", 0) != 0)
-    return usage("--capture " + o.capture + " is not a pcapng-out: spec; write it as --capture "
-                 "pcapng-out:FILE[,rotate=SIZE|DURATION] (the file records each packet's RX queue, time and flags)");
-  if (o.capture_depth < 2 || (o.capture_depth & (o.capture_depth - 1)) != 0)
-    return usage("--capture-depth " + std::to_string(o.capture_depth) + " must be a power of two, 2 or more");
-  if (o.hang_timeout_s < 0) return usage("--hang-timeout " + std::to_string(o.hang_timeout_s) + " must be >= 0 (0: off)");
+  if (auto err = check_run_options(o)) return usage(*err);
   app::PpArgs args;
   if (auto err = parse_replies(o, args.replies)) return usage(*err);
   if (auto err = app::parse_decap(o.decap, args.decap)) return usage(*err);
@@ -235,13 +193,8 @@ int run_packet_processing(const RunOptions& o) {
       return usage("--tx " + o.tx + " has " + std::to_string(tx_dev->caps().max_tx_queues) + " TX queue(s); " +
                    std::to_string(shards.size()) + " GPUs need one each (e.g. pcapng-out:FILE,queues=" +
                    std::to_string(shards.size()) + ")");
-    for (size_t i = 0; i < shards.size(); ++i) {
-      auto t = tx_dev->create_txq(static_cast<uint16_t>(i));
-      if (!t) return fail("creating TX queue " + std::to_string(i), t.status());
-      for (Status s : {t->set_depth(1024), t->set_gpu(shards[i].gpu), t->start()})
-        if (!s) return fail("configuring TX queue " + std::to_string(i), s);
-      shards[i].txq = std::move(*t);
-    }
+    if (Status s = start_txq_per_gpu(*tx_dev, shards, kReplyDepth, 0, &GpuShard::txq); !s)
+      return fail("configuring the TX queues of --tx " + o.tx, s);
   }
   // --capture: TX queue i of the capture device for GPU i, an interface per RX queue.
   std::optional<EthDevice> capture_dev;
@@ -251,14 +204,10 @@ int run_packet_processing(const RunOptions& o) {
     auto d = EthDevice::open(spec);
     if (!d) return fail("opening --capture " + o.capture, d.status());
     capture_dev = std::move(*d);
-    for (size_t i = 0; i < shards.size(); ++i) {
-      auto t = capture_dev->create_txq(static_cast<uint16_t>(i));
-      if (!t) return fail("creating capture queue " + std::to_string(i), t.status());
-      for (Status s : {t->set_depth(o.capture_depth), t->set_staging_slot_size(kDefaultTxStagingSlot),
-                       t->set_gpu(shards[i].gpu), t->start()})
-        if (!s) return fail("configuring capture queue " + std::to_string(i) + " (--capture-depth)", s);
-      shards[i].capture_txq = std::move(*t);
-    }
+    if (Status s = start_txq_per_gpu(*capture_dev, shards, o.capture_depth, kDefaultTxStagingSlot,
+                                     &GpuShard::capture_txq);
+        !s)
+      return fail("configuring the capture queues of --capture " + o.capture + " (--capture-depth)", s);
   }
   // Layer 3 and the kernels' memory, per GPU.
   ShardConfig shard_config;

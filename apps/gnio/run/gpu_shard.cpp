@@ -189,4 +189,22 @@ Status GpuShard::release_handles() {
   return Status::ok();
 }
 
+Status start_txq_per_gpu(EthDevice& dev, std::vector<GpuShard>& shards, uint32_t depth, uint32_t staging_slot,
+                         std::optional<EthTxq> GpuShard::*member) {
+  for (size_t i = 0; i < shards.size(); ++i) {
+    auto t = dev.create_txq(static_cast<uint16_t>(i));
+    if (!t) return Status(t.status().code(), t.status().layer(), "creating TX queue " + std::to_string(i) + ": " +
+                                                                     t.status().message());
+    Status s = t->set_depth(depth);
+    if (s && staging_slot != 0) s = t->set_staging_slot_size(staging_slot);
+    if (s) s = t->set_gpu(shards[i].gpu);
+    if (s) s = t->start();
+    if (!s)
+      return Status(s.code(), s.layer(), "TX queue " + std::to_string(i) + " on " + shards[i].gpu.bus_id() + ": " +
+                                             s.message());
+    shards[i].*member = std::move(*t);
+  }
+  return Status::ok();
+}
+
 }  // namespace gnio::cli

@@ -79,4 +79,10 @@ struct GpuShard {
   Status release_handles();
 };
 
+// TX queue i of `dev` for shards[i], `depth` descriptors deep (staging slots
+// of `staging_slot` bytes where not 0), started on that shard's GPU and kept
+// in its `member` (GpuShard::txq or GpuShard::capture_txq).
+Status start_txq_per_gpu(EthDevice& dev, std::vector<GpuShard>& shards, uint32_t depth, uint32_t staging_slot,
+                         std::optional<EthTxq> GpuShard::*member);
+
 }  // namespace gnio::cli

@@ -1,14 +1,72 @@
 // SPDX-License-Identifier: Apache-2.0
 // The command line of `gnio run packet-processing`.
+#include <arpa/inet.h>
+
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "../commands.hpp"
 #include "../options.hpp"
+#include "packet_processing/pp_kernel.hpp"
 #include "run_options.hpp"
 
 namespace gnio::cli {
+
+std::optional<std::string> check_run_options(const RunOptions& o) {
+  if (o.rx.empty()) return "--rx SPEC is required, e.g. --rx pcap:data/captures/ping.pcap";
+  if (o.queues == 0 || o.queues > app::PpArgs::kMaxQueues)
+    return "--queues " + std::to_string(o.queues) + " is out of range 1.." +
+           std::to_string(app::PpArgs::kMaxQueues);
+  if (o.burst == 0 || o.burst > o.strides / 2)
+    return "--burst " + std::to_string(o.burst) + " is out of range 1.." + std::to_string(o.strides / 2) +
+           " (half of --strides " + std::to_string(o.strides) + ")";
+  if (o.flow_slots == 0 || (o.flow_slots & (o.flow_slots - 1)) != 0)
+    return "--flow-slots " + std::to_string(o.flow_slots) + " must be a power of two";
+  if (o.mem != "gpu" && o.mem != "host") return "--mem must be gpu or host (got " + o.mem + ")";
+  if (!o.capture.empty() && o.capture.rfind("pcapng-out:", 0) != 0)
+    return "--capture " + o.capture + " is not a pcapng-out: spec; write it as --capture "
+           "pcapng-out:FILE[,rotate=SIZE|DURATION] (the file records each packet's RX queue, time and flags)";
+  if (o.capture_depth < 2 || (o.capture_depth & (o.capture_depth - 1)) != 0)
+    return "--capture-depth " + std::to_string(o.capture_depth) + " must be a power of two, 2 or more";
+  if (o.hang_timeout_s < 0) return "--hang-timeout " + std::to_string(o.hang_timeout_s) + " must be >= 0 (0: off)";
+  return std::nullopt;
+}
+
+namespace {
+
+bool parse_mac(const std::string& s, uint8_t (&mac)[6]) {
+  unsigned v[6];
+  if (std::sscanf(s.c_str(), "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6) return false;
+  for (int i = 0; i < 6; ++i) {
+    if (v[i] > 255) return false;
+    mac[i] = static_cast<uint8_t>(v[i]);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> parse_replies(const RunOptions& o, dev::app::ReplyConfig& c) {
+  for (const std::string& ip : o.ips) {
+    if (c.ipv4_count < c.kMaxAddrs && inet_pton(AF_INET, ip.c_str(), c.ipv4[c.ipv4_count]) == 1) {
+      ++c.ipv4_count;
+    } else if (c.ipv6_count < c.kMaxAddrs && inet_pton(AF_INET6, ip.c_str(), c.ipv6[c.ipv6_count]) == 1) {
+      ++c.ipv6_count;
+    } else {
+      return "--ip " + ip + " is not an IPv4 or IPv6 address (or more than 4 of a family were given)";
+    }
+  }
+  if (!o.mac.empty()) {
+    if (!parse_mac(o.mac, c.mac)) return "--mac " + o.mac + " is not a MAC address like 02:00:00:00:00:01";
+    c.has_mac = true;
+  }
+  c.udp_echo_port = o.udp_echo;
+  return std::nullopt;
+}
 
 void add_run_command(CLI::App& app) {
   CLI::App* run = app.add_subcommand("run", "Run an application on the GPU datapath");
@@ -47,7 +105,7 @@ void add_run_command(CLI::App& app) {
       ->type_name("EXPR");
   pp->add_option("--capture", o->capture,
                  "write the packets --filter matched (all without it) to pcapng, recorded on the GPU: "
-                 "pcapng-out:FILE[,snaplen=N][,rotate=SIZE|DURATION][,files=N]; an interface per RX queue (rxq0...), "
+           "pcapng-out:FILE[,snaplen=N][,rotate=SIZE|DURATION][,files=N]; an interface per RX queue (rxq0...), "
                  "each packet with its RX timestamp (ns), epb_flags inbound with the checksum state, and its whole "
                  "length (frames over 2048 bytes are kept cut); the kernel never waits for the writer: packets it "
                  "cannot hand over are counted (capture ring_full), as are those the writer fails (report, "

@@ -4,11 +4,16 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace CLI {
 class App;
+}
+
+namespace gnio::dev::app {
+struct ReplyConfig;
 }
 
 namespace gnio::cli {
@@ -51,6 +56,15 @@ struct RunOptions {
 
 // The export's options on the packet-processing command (run_export.cpp).
 void add_export_options(CLI::App& pp, RunOptions& o);
+
+// What is wrong with `o` beyond what the command line checks (ranges that
+// depend on each other, spec prefixes), as the message a user reads;
+// nullopt when nothing is.
+std::optional<std::string> check_run_options(const RunOptions& o);
+
+// The reply addresses of --ip and --mac and the --udp-echo port into `c`;
+// the message for the first that does not parse, nullopt when all do.
+std::optional<std::string> parse_replies(const RunOptions& o, dev::app::ReplyConfig& c);
 
 // Runs the reference application; the process's exit status.
 int run_packet_processing(const RunOptions& o);

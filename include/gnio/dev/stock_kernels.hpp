@@ -71,7 +71,7 @@ GNIO_HD inline HeaderStatus swap_addresses_staged(uint8_t* p, uint32_t len) {
 /// @brief The RX queues of one port that a kernel serves, one per block:
 /// block b receives from queue b % count (several blocks may share a queue).
 struct RxQueueSet {
-  static constexpr uint32_t kMax = 16;  ///< The most queues a set holds.
+  static constexpr uint32_t kMax = 32;  ///< The most queues a set holds.
   Rxq rxq[kMax];                        ///< The queues; the first `count` are used.
   uint32_t count = 0;                   ///< How many queues the set holds.
 
