@@ -227,23 +227,26 @@ struct DoorbellKernel {
   }
 };
 
-// Sends packets from a buffer pool as fast as the TX queue takes them:
-// bursts at block scope, buffer i of the pool for descriptor i.
+// Sends packets from a buffer pool as fast as the TX queues take them:
+// bursts at block scope, buffer i of the pool for descriptor i of a queue.
 struct TxKernel {
-  dev::Txq txq;
+  static constexpr uint32_t kMaxQueues = 8;
+  dev::Txq txq[kMaxQueues];  // block b sends on txq[b % queues]
+  uint32_t queues;
   dev::BufArr pool;
   uint32_t len;
   uint32_t burst;
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     constexpr Scope S = Scope::Block;
+    const dev::Txq& q = txq[dev::block_index() % queues];
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
-      dev::TxBatch t = txq.reserve<S>(burst);
+      dev::TxBatch t = q.reserve<S>(burst);
       if (t.status() == dev::Status::Again) {
         if (dev::thread_index() == 0) {
           ctx.count_again();
-          txq.wait_completions(txq.completed() + burst, kPollNs);
+          q.wait_completions(q.completed() + burst, kPollNs);
         }
         continue;
       }
@@ -253,9 +256,9 @@ struct TxKernel {
       }
       for (uint32_t i = dev::scope_rank<S>(); i < t.count(); i += dev::scope_size<S>())
         t.set(i, pool.elem(static_cast<uint32_t>((t.first() + i) % pool.count)), len);
-      txq.commit<S>(t);
+      q.commit<S>(t);
       if (dev::thread_index() == 0) {
-        txq.push();
+        q.push();
         ctx.count_packets(t.count(), static_cast<uint64_t>(t.count()) * len);
       }
     }

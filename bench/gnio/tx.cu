@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // TX rows: a persistent kernel sending prebuilt payloads from device memory
-// and from pinned host memory to pcap-out:/dev/null, counted where the TX
-// engine hands them to the backend.
+// and from pinned host memory to pcap-out:/dev/null and to the null: sink
+// over 1, 2 and 4 queues, counted where the TX engines hand them to the
+// backend.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "sections.hpp"
 #include "../bench_kernels.hpp"
@@ -20,17 +23,22 @@ using bench::secs_since;
 namespace gnio_bench {
 namespace {
 
-Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload) {
-  Row r{std::string("gnio TX to pcap-out:/dev/null, payload in ") +
-            (payload == MemKind::Gpu ? "device memory" : "pinned host memory"),
-        size, 1};
+// The packets the queues handed to the backend so far.
+uint64_t sent(const std::vector<EthTxq>& qs) {
+  uint64_t n = 0;
+  for (const EthTxq& q : qs) n += q.stats().packets;
+  return n;
+}
+
+// One persistent kernel block per queue of `spec`, all sending from one pool.
+Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload, const std::string& spec, uint32_t queues) {
+  Row r{"gnio TX to " + spec + ", payload in " + (payload == MemKind::Gpu ? "device memory" : "pinned host memory"),
+        size, queues};
   r.ok = false;
-  auto dev = EthDevice::open("pcap-out:/dev/null");
-  if (!dev) return r;
-  auto q = dev->create_txq(0);
+  auto dev = EthDevice::open(spec);
   const uint32_t count = o.quick ? 1024 : 8192;
   auto pool = gpu.create_buf_arr(payload, count, buffer_size(size));
-  if (!q || !pool) return r;
+  if (!dev || !pool) return r;
   const auto frames = make_frames(size, o.frames);
   std::vector<uint8_t> image(size_t{count} * pool->elem_size());
   for (uint32_t i = 0; i < count; ++i)
@@ -43,32 +51,48 @@ Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload) {
       return r;
 #endif
   }
-  for (Status s : {q->set_depth(4096), q->set_max_packet_size(pool->elem_size()), q->set_gpu(gpu),
-                   q->register_buffer(*pool), q->start()})
-    if (!s) {
-      std::fprintf(stderr, "tx: %s\n", s.to_string().c_str());
+  std::vector<EthTxq> qs;
+  std::vector<GpuTxq> hs;
+  bench::TxKernel kernel{{}, queues, pool->handle(), size, bench::kBurst};
+  for (uint32_t i = 0; i < queues; ++i) {
+    auto q = dev->create_txq(static_cast<uint16_t>(i));
+    if (!q) {
+      std::fprintf(stderr, "tx: %s\n", q.status().to_string().c_str());
       return r;
     }
-  auto h = GpuTxq::create(gpu, *q);
-  if (!h) return r;
-  auto k = PersistentKernel::launch(gpu, launch_config(1, gpu.emulated() ? 1u : o.block, "bench-tx"),
-                                    bench::TxKernel{h->handle(), pool->handle(), size, bench::kBurst});
+    for (Status s : {q->set_depth(4096), q->set_max_packet_size(pool->elem_size()), q->set_gpu(gpu),
+                     q->register_buffer(*pool), q->start()})
+      if (!s) {
+        std::fprintf(stderr, "tx: %s\n", s.to_string().c_str());
+        return r;
+      }
+    qs.push_back(std::move(*q));
+    auto h = GpuTxq::create(gpu, qs.back());
+    if (!h) return r;
+    kernel.txq[i] = h->handle();
+    hs.push_back(std::move(*h));
+  }
+  auto k = PersistentKernel::launch(gpu, launch_config(queues, gpu.emulated() ? 1u : o.block, "bench-tx"), kernel);
   if (!k) return not_launched(r, k.status());
-  // Counted where the packets arrive: handed to the backend by the TX engine.
+  // Counted where the packets arrive: handed to the backend by the TX engines.
   const auto deadline = Clock::now() + std::chrono::seconds(5);
-  while (q->stats().packets == 0 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (sent(qs) == 0 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   std::this_thread::sleep_for(std::chrono::duration<double>(o.window_s / 4));
-  const uint64_t a = q->stats().packets;
+  const uint64_t a = sent(qs);
   const auto t0 = Clock::now();
   std::this_thread::sleep_for(std::chrono::duration<double>(o.window_s));
-  r.packets = q->stats().packets - a;
+  r.packets = sent(qs) - a;
   r.seconds = secs_since(t0);
   r.bytes = r.packets * size;
   const Status s = k->stop();
-  r.ok = s && r.packets > 0 && q->stats().errors == 0 && k->totals().errors == 0;
-  h->destroy();
-  q->stop();
-  q->destroy();
+  uint64_t errors = 0;
+  for (const EthTxq& q : qs) errors += q.stats().errors;
+  r.ok = s && r.packets > 0 && errors == 0 && k->totals().errors == 0;
+  for (GpuTxq& h : hs) h.destroy();
+  for (EthTxq& q : qs) {
+    q.stop();
+    q.destroy();
+  }
   return r;
 }
 
@@ -76,13 +100,22 @@ Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload) {
 
 void tx_rows(Gpu& gpu, const Options& o, const Floors& f, std::vector<Row>& table) {
   if (!o.runs("tx")) return;
+  // pcap-out: a file writer on one queue; null: a sink that is never the
+  // bound, over 1, 2 and 4 queues (an engine thread each).
+  struct Target {
+    std::string spec;
+    uint32_t queues;
+  };
+  const std::vector<Target> targets = {{"pcap-out:/dev/null", 1}, {"null:queues=1", 1}, {"null:queues=2", 2},
+                                       {"null:queues=4", 4}};
   for (uint32_t size : {64u, 1500u})
-    for (MemKind k : {MemKind::Gpu, MemKind::CpuGpu}) {
-      Row t = tx(gpu, o, size, k);
-      t.bound = bench::fmt("D2H floor %.0f Gbit/s", f.d2h_gbit());
-      t.ratio = bench::ratio(t.gbps(), f.d2h_gbit());
-      table.push_back(t);
-    }
+    for (const Target& target : targets)
+      for (MemKind k : {MemKind::Gpu, MemKind::CpuGpu}) {
+        Row t = tx(gpu, o, size, k, target.spec, target.queues);
+        t.bound = bench::fmt("D2H floor %.0f Gbit/s", f.d2h_gbit());
+        t.ratio = bench::ratio(t.gbps(), f.d2h_gbit());
+        table.push_back(t);
+      }
 }
 
 }  // namespace gnio_bench

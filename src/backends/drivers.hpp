@@ -25,6 +25,7 @@ Result<std::unique_ptr<Backend>> open_afxdp(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_dpdk(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_fault(std::string_view spec);
 Result<std::unique_ptr<Backend>> open_mem(std::string_view spec);
+Result<std::unique_ptr<Backend>> open_null(std::string_view spec);
 
 // The driver table, one row per driver: the name a spec starts with, the
 // function that opens its specs, and the one that describes its NIC for
@@ -42,7 +43,8 @@ Result<std::unique_ptr<Backend>> open_mem(std::string_view spec);
   ROW("afxdp", open_afxdp, ::gnio::caps::afxdp_interface_report) \
   ROW("dpdk", open_dpdk, ::gnio::caps::dpdk_port_report)   \
   ROW("fault", open_fault, nullptr)                        \
-  ROW("mem", open_mem, nullptr)
+  ROW("mem", open_mem, nullptr)                            \
+  ROW("null", open_null, nullptr)
 
 // The frame limit of the backends that make or carry frames (synthetic, mem,
 // loop): the largest jumbo frame NICs commonly take. pcap replays frames as

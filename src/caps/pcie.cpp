@@ -65,7 +65,7 @@ std::vector<std::string> split_commas(std::string_view s) {
 
 bool is_software_driver(std::string_view driver) {
   return driver == "pcap" || driver == "pcap-out" || driver == "pcapng-out" || driver == "synthetic" ||
-         driver == "loop" || driver == "mem";
+         driver == "loop" || driver == "mem" || driver == "null";
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 // Backends whose frames never touch a NIC: no privileges, no PCIe device.
 bool is_software_backend(const std::string& driver) {
   return driver == "pcap" || driver == "pcap-out" || driver == "pcapng-out" || driver == "synthetic" ||
-         driver == "loop";
+         driver == "loop" || driver == "mem" || driver == "null";
 }
 
 struct Cap {

@@ -145,7 +145,7 @@ TEST(Spec, UnknownDriverListsKnownDrivers) {
   EXPECT_EQ(b.status().code(), Errc::InvalidValue);
   EXPECT_THAT(b.status().message(), HasSubstr("unknown driver 'dpdkk'"));
   EXPECT_THAT(b.status().message(),
-              HasSubstr("known drivers: pcap, pcap-out, pcapng-out, synthetic, loop, afxdp, dpdk, fault, mem "));
+              HasSubstr("known drivers: pcap, pcap-out, pcapng-out, synthetic, loop, afxdp, dpdk, fault, mem, null "));
 }
 
 }  // namespace
