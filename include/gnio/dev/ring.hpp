@@ -152,7 +152,9 @@ struct TxRing {
   uint64_t* reserve = nullptr;
   uint64_t* pushed = nullptr;     ///< device: the producer index last published
   uint32_t* push_lock = nullptr;  ///< device: serialises publications of the producer index
-  /// Device: ready[i & mask] == i + 1 once committed. Stored by
+  /// Device: one mark per committed batch, ready[first & mask] == first +
+  /// count for the batch [first, first + count) (a mark not above the
+  /// index it is read for is a batch of an earlier lap). Stored by
   /// Txq::commit() after its system-scope release fence; read by
   /// Txq::push() before its device-scope fence.
   uint64_t* ready = nullptr;

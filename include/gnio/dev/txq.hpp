@@ -256,7 +256,7 @@ class Txq {
   /// @brief Marks the batch's descriptors ready once every thread of the
   ///        scope has filled its part. Nothing is sent until push().
   ///
-  /// One system-scope fence per batch, by the leader after the barrier: the
+  /// One system-scope fence and one mark per batch, by the leader after the barrier: the
   /// barrier orders the other threads' descriptor and payload writes before
   /// the leader's fence, and a fence is cumulative (PTX memory model), so it
   /// makes them visible to the host before any mark. A fence per thread
@@ -276,11 +276,11 @@ class Txq {
       sync_block();
       if (thread_index() != 0) return;
     }
+    if (b.count() == 0) return;
     fence_system(cuda::std::memory_order_release);
-    for (uint32_t i = 0; i < b.count(); ++i) {
-      uint64_t idx = b.first() + i;
-      store_after_fence(&ring_.ready[idx & ring_.desc_mask], idx + 1);
-    }
+    // One mark for the whole batch: push() then walks batches, not
+    // descriptors (a dependent load each).
+    store_after_fence(&ring_.ready[b.first() & ring_.desc_mask], b.first() + b.count());
   }
 
   /// @brief Rings the doorbell: publishes the producer index over every
@@ -311,8 +311,9 @@ class Txq {
     const uint64_t cur = load_relaxed(ring_.pushed);
     uint64_t end = cur;
     // The marks pair with their stores after the system-scope fence in
-    // commit(); the fence below orders these reads before the stores.
-    while (load_before_fence(&ring_.ready[end & ring_.desc_mask]) == end + 1) ++end;
+    // commit(); the fence below orders these reads before the stores. A
+    // mark above `end` is the batch that starts there (TxRing::ready).
+    for (uint64_t m; (m = load_before_fence(&ring_.ready[end & ring_.desc_mask])) > end;) end = m;
     if (end != cur) {
       fence_device(cuda::std::memory_order_acq_rel);
       store_after_fence(ring_.pushed, end);
