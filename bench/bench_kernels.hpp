@@ -236,6 +236,7 @@ struct TxKernel {
   dev::BufArr pool;
   uint32_t len;
   uint32_t burst;
+  bool stage;  // copy each payload into its staging slot (TxBatch::stage) instead of sending it in place
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     constexpr Scope S = Scope::Block;
@@ -254,8 +255,11 @@ struct TxKernel {
         ctx.count_error();
         break;
       }
-      for (uint32_t i = dev::scope_rank<S>(); i < t.count(); i += dev::scope_size<S>())
-        t.set(i, pool.elem(static_cast<uint32_t>((t.first() + i) % pool.count)), len);
+      for (uint32_t i = dev::scope_rank<S>(); i < t.count(); i += dev::scope_size<S>()) {
+        const void* payload = pool.elem(static_cast<uint32_t>((t.first() + i) % pool.count));
+        if (stage) t.stage(i, payload, len);
+        else t.set(i, payload, len);
+      }
       q.commit<S>(t);
       if (dev::thread_index() == 0) {
         q.push();

@@ -31,8 +31,11 @@ uint64_t sent(const std::vector<EthTxq>& qs) {
 }
 
 // One persistent kernel block per queue of `spec`, all sending from one pool.
-Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload, const std::string& spec, uint32_t queues) {
-  Row r{"gnio TX to " + spec + ", payload in " + (payload == MemKind::Gpu ? "device memory" : "pinned host memory"),
+// stage: the kernel copies each payload into its staging slot (TxBatch::stage).
+Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload, bool stage, const std::string& spec,
+       uint32_t queues) {
+  Row r{"gnio TX to " + spec + ", payload in " + (payload == MemKind::Gpu ? "device memory" : "pinned host memory") +
+            (stage ? ", staged by the kernel" : ""),
         size, queues};
   r.ok = false;
   auto dev = EthDevice::open(spec);
@@ -53,7 +56,7 @@ Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload, const std::st
   }
   std::vector<EthTxq> qs;
   std::vector<GpuTxq> hs;
-  bench::TxKernel kernel{{}, queues, pool->handle(), size, bench::kBurst};
+  bench::TxKernel kernel{{}, queues, pool->handle(), size, bench::kBurst, stage};
   for (uint32_t i = 0; i < queues; ++i) {
     auto q = dev->create_txq(static_cast<uint16_t>(i));
     if (!q) {
@@ -108,10 +111,15 @@ void tx_rows(Gpu& gpu, const Options& o, const Floors& f, std::vector<Row>& tabl
   };
   const std::vector<Target> targets = {{"pcap-out:/dev/null", 1}, {"null:queues=1", 1}, {"null:queues=2", 2},
                                        {"null:queues=4", 4}};
+  struct Payload {
+    MemKind kind;
+    bool stage;
+  };
+  const Payload payloads[] = {{MemKind::Gpu, false}, {MemKind::Gpu, true}, {MemKind::CpuGpu, false}};
   for (uint32_t size : {64u, 1500u})
     for (const Target& target : targets)
-      for (MemKind k : {MemKind::Gpu, MemKind::CpuGpu}) {
-        Row t = tx(gpu, o, size, k, target.spec, target.queues);
+      for (const Payload& p : payloads) {
+        Row t = tx(gpu, o, size, p.kind, p.stage, target.spec, target.queues);
         t.bound = bench::fmt("D2H floor %.0f Gbit/s", f.d2h_gbit());
         t.ratio = bench::ratio(t.gbps(), f.d2h_gbit());
         table.push_back(t);
