@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   cli.add_option("--row-limit", o.row_limit_s, "seconds a row may take before it fails")->capture_default_str();
   cli.add_option("--captures", o.captures, "folder of .pcap captures replayed as the mix")->capture_default_str();
   cli.add_option("--compute-rounds", o.compute_rounds,
-                 "passes of the compute-heavy stage over each packet's bytes (0: 1000 on a GPU, 4 on the emulated device)")
+                 "passes of the compute-heavy stage over each packet's bytes (0: 20 on a GPU, 4 on the emulated device)")
       ->capture_default_str();
   cli.add_option("--scaling-blocks", o.scaling_blocks,
                  "the compute-heavy rows double the blocks on one queue from 1 up to this (0: no such rows; --quick: 4)")

@@ -23,7 +23,7 @@ struct Options {
   double row_limit_s = 120;
   std::string captures = GNIO_CAPTURES_DIR;
   // The compute-heavy rows: passes of compute_stage() over every byte of
-  // each 64 B packet (0: 1000 on a GPU, 4 on the emulated device), one
+  // each 64 B packet (0: 20 on a GPU, 4 on the emulated device), one
   // queue, the kernel's blocks swept up to scaling_blocks (0: skip).
   uint32_t compute_rounds = 0;
   uint32_t scaling_blocks = 64;

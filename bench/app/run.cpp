@@ -70,7 +70,7 @@ int run(Options o) {
   auto gpu = examples::open_gpu(o.gpu, false);
   if (!gpu) return examples::fail(gpu.status());
   if (o.repeat == 0) o.repeat = gpu->emulated() ? 1 : 3;
-  if (o.compute_rounds == 0) o.compute_rounds = gpu->emulated() ? 4 : 1000;
+  if (o.compute_rounds == 0) o.compute_rounds = gpu->emulated() ? 4 : 20;
   if (o.quick) o.scaling_blocks = std::min(o.scaling_blocks, 4u);
   const auto started = Clock::now();
 

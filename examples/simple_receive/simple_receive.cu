@@ -76,6 +76,18 @@ int run(const Options& o) {
   // thread and its GPU handle; GPU g serves a contiguous run of queues and
   // block b of its kernel serves the b % n-th of them.
   std::vector<EthRxq> rxqs;
+  // Destroyed before `rxqs`: an early return stops the kernels and destroys
+  // the GPU handles before the queues they expose, and the queues before
+  // their GPUs.
+  struct HandlesFirst {
+    std::vector<OnGpu>& gpus;
+    ~HandlesFirst() {
+      for (OnGpu& on : gpus) {
+        on.kernel = PersistentKernel();
+        on.handles.clear();
+      }
+    }
+  } handles_first{gpus};
   for (uint32_t id = 0; id < nq; ++id) {
     OnGpu& on = gpus[size_t{id} * gpus.size() / nq];
     auto rxq = dev->create_rxq(static_cast<uint16_t>(id));

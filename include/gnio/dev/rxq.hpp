@@ -5,6 +5,7 @@
 /// strides.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -261,26 +262,48 @@ class Rxq {
   // publishes the copies to the scope. The leader's acquire of the producer
   // index, carried by the barrier before this, orders the staging's reads
   // after the engine's writes; the burst's release, after these reads,
-  // lets the engine reuse the staging.
+  // lets the engine reuse the staging. Every read crosses PCIe, so what
+  // bounds the copy is how many loads each thread keeps in flight.
   template <Scope S>
   GNIO_HD void stage_in(uint64_t first, uint32_t count) const {
     if (ring_.stage_desc == nullptr || count == 0) return;
     const uint32_t rank = scope_rank<S>(), size = scope_size<S>();
-    copy_descriptors(first, count, rank, size);
-    if constexpr (S == Scope::Warp) sync_warp();
-    else if constexpr (S == Scope::Block) sync_block();
-    copy_packets(first, count, rank, size);
+    const uint32_t longest = scope_max<S>(copy_descriptors(first, count, rank, size));
+    copy_packets(first, count, rank, size, longest);
   }
 
-  // Descriptors [first, first + count), 16 bytes a load, 4 loads in flight
-  // per thread.
-  GNIO_HD void copy_descriptors(uint64_t first, uint32_t count, uint32_t rank, uint32_t size) const {
+  // The largest of the scope's values; also a barrier of the scope, which
+  // makes each thread's descriptor copies visible to the others.
+  template <Scope S>
+  GNIO_HD static uint32_t scope_max(uint32_t v) {
 #if GNIO_DEVICE_PASS
-    static_assert(sizeof(RxDesc) == 32);
-    constexpr uint32_t kUnroll = 4;
+    if constexpr (S == Scope::Warp) {
+      __syncwarp();
+      return __reduce_max_sync(0xffffffffu, v);
+    } else if constexpr (S == Scope::Block) {
+      __shared__ uint32_t longest;
+      if (threadIdx.x == 0) longest = 0;
+      __syncthreads();
+      v = __reduce_max_sync(0xffffffffu, v);
+      if ((threadIdx.x & 31u) == 0) atomicMax(&longest, v);
+      __syncthreads();
+      return longest;
+    }
+#endif
+    return v;
+  }
+
+  // Descriptors [first, first + count), 16 bytes a load, kUnroll loads in
+  // flight per thread. Returns the longest packet among those it copied
+  // (a descriptor's first 16 bytes start with its length).
+  GNIO_HD uint32_t copy_descriptors(uint64_t first, uint32_t count, uint32_t rank, uint32_t size) const {
+#if GNIO_DEVICE_PASS
+    static_assert(sizeof(RxDesc) == 32 && offsetof(RxDesc, len) == 0);
+    constexpr uint32_t kUnroll = 8;
     const uint4* src = reinterpret_cast<const uint4*>(ring_.stage_desc);
     uint4* dst = reinterpret_cast<uint4*>(ring_.desc);
     const uint32_t halves = 2 * count;
+    uint32_t longest = 0;
     for (uint32_t h = rank; h < halves; h += size * kUnroll) {
       uint4 r[kUnroll];
 #pragma unroll
@@ -291,26 +314,34 @@ class Rxq {
 #pragma unroll
       for (uint32_t u = 0; u < kUnroll; ++u) {
         const uint32_t k = h + u * size;
-        if (k < halves) dst[2 * ((first + k / 2) & ring_.desc_mask) + k % 2] = r[u];
+        if (k >= halves) continue;
+        dst[2 * ((first + k / 2) & ring_.desc_mask) + k % 2] = r[u];
+        if (k % 2 == 0 && r[u].x > longest) longest = r[u].x;
       }
     }
+    return longest;
 #else
+    uint32_t longest = 0;
     for (uint32_t i = rank; i < count; i += size) {
       const uint64_t slot = (first + i) & ring_.desc_mask;
       ring_.desc[slot] = ring_.stage_desc[slot];
+      longest = ring_.desc[slot].len > longest ? ring_.desc[slot].len : longest;
     }
+    return longest;
 #endif
   }
 
-  // The packets' bytes, by groups of lanes (a stride's worth of 16-byte
-  // loads, at most 32 lanes), each group kUnroll packets at a time so that
-  // small packets keep loads in flight; bytes one at a time where the
-  // source is not 16-byte aligned (backend frame memory) and for the tail.
-  GNIO_HD void copy_packets(uint64_t first, uint32_t count, uint32_t rank, uint32_t size) const {
+  // The packets' bytes, by groups of lanes sized to the burst's longest
+  // packet (its 16-byte words, at most 32 lanes), so that a burst of small
+  // packets keeps every lane loading; each group copies kUnroll packets at
+  // a time, two words of each per lane in flight. Bytes one at a time
+  // where the source is not 16-byte aligned (backend frame memory) and for
+  // the tail.
+  GNIO_HD void copy_packets(uint64_t first, uint32_t count, uint32_t rank, uint32_t size, uint32_t longest) const {
 #if GNIO_DEVICE_PASS
-    constexpr uint32_t kUnroll = 4;
-    uint32_t group = (1u << ring_.stride_shift) / 16;
-    group = group < 1 ? 1 : group > 32 ? 32 : group;
+    constexpr uint32_t kUnroll = 4, kWords = 2;
+    uint32_t group = 1;
+    while (group < 32 && group * 16 * kWords < longest) group *= 2;
     while (group > size) group /= 2;
     const uint32_t groups = size / group, lane = rank % group;
     if (rank >= groups * group) return;
@@ -334,20 +365,25 @@ class Rxq {
         wide[u] = aligned ? len[u] / 16 : 0;
         most = wide[u] > most ? wide[u] : most;
       }
-      for (uint32_t c = lane; c < most; c += group) {
-        uint4 r[kUnroll];
+      for (uint32_t c = lane; c < most; c += group * kWords) {
+        uint4 r[kUnroll][kWords];
 #pragma unroll
         for (uint32_t u = 0; u < kUnroll; ++u)
-          if (c < wide[u]) r[u] = reinterpret_cast<const uint4*>(src[u])[c];
+#pragma unroll
+          for (uint32_t w = 0; w < kWords; ++w)
+            if (c + w * group < wide[u]) r[u][w] = reinterpret_cast<const uint4*>(src[u])[c + w * group];
 #pragma unroll
         for (uint32_t u = 0; u < kUnroll; ++u)
-          if (c < wide[u]) reinterpret_cast<uint4*>(dst[u])[c] = r[u];
+#pragma unroll
+          for (uint32_t w = 0; w < kWords; ++w)
+            if (c + w * group < wide[u]) reinterpret_cast<uint4*>(dst[u])[c + w * group] = r[u][w];
       }
 #pragma unroll
       for (uint32_t u = 0; u < kUnroll; ++u)
         for (uint32_t i = wide[u] * 16 + lane; i < len[u]; i += group) dst[u][i] = src[u][i];
     }
 #else
+    (void)longest;
     for (uint32_t p = rank; p < count; p += size) {
       const uint64_t slot = (first + p) & ring_.desc_mask;
       const RxDesc& d = ring_.desc[slot];
