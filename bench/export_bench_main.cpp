@@ -106,8 +106,8 @@ Row encode_and_send(uint64_t n) {
 }
 
 // The packet rate of a `gnio run packet-processing` (its summary's first line).
-double run_mpps(const std::string& gnio, const std::string& args) {
-  const std::string cmd = gnio + " run packet-processing --gpu cpu --quiet " + args + " 2>&1";
+double run_mpps(const std::string& gnio, const std::string& gpu, const std::string& args) {
+  const std::string cmd = gnio + " run packet-processing --gpu " + gpu + " --quiet " + args + " 2>&1";
   std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
   if (!p) return 0;
   char line[512];
@@ -128,14 +128,27 @@ int main(int argc, char** argv) {
   std::string gnio = GNIO_CLI_PATH;
   std::string rx = "synthetic:count=4000000,flows=1000000,proto=mix,size=100-300,seed=9";
   uint32_t flow_slots = 1u << 21;
+  std::string gpu_name = "cpu";
   app.add_option("--records", records, "flow records to encode and send")->capture_default_str();
   app.add_option("--gnio", gnio, "the gnio CLI for the run rows (empty: no run rows)")->capture_default_str();
   app.add_option("--rx", rx, "the run rows' traffic")->capture_default_str();
   app.add_option("--flow-slots", flow_slots, "the run rows' flow table")->capture_default_str();
+  app.add_option("--gpu", gpu_name, "the run rows' --gpu: cpu (the emulated device), auto or a PCIe bus id")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
-  auto gpu = Gpu::open("cpu");
-  if (gpu) std::printf("machine: %s\n\n", bench::machine(*gpu).c_str());
+  // The machine line; the run rows open the GPU themselves, after this one is closed.
+  std::string device, run_gpu;
+  {
+    auto gpu = Gpu::open(gpu_name);
+    if (!gpu) {
+      std::fprintf(stderr, "export_bench: --gpu %s: %s\n", gpu_name.c_str(), gpu.status().to_string().c_str());
+      return 2;
+    }
+    std::printf("machine: %s\n\n", bench::machine(*gpu).c_str());
+    device = gpu->emulated() ? "emulated device" : gpu->info().name;
+    run_gpu = gpu->bus_id();
+  }
   const Row base = encode_only(records);
   const Row sent = encode_and_send(records);
   bench::print_header({"row", "flow records/s", "ratio to encode only", "sent", "lost (counted)", "datagrams received"},
@@ -149,12 +162,12 @@ int main(int argc, char** argv) {
   // The run rows: a UDP sink drains what --ipfix sends.
   test::UdpDrain sink;
   const std::string common = "--rx " + rx + " --flow-slots " + std::to_string(flow_slots);
-  const double without = run_mpps(gnio, common);
-  const double with = run_mpps(gnio, common + " --ipfix " + sink.url() +
+  const double without = run_mpps(gnio, run_gpu, common);
+  const double with = run_mpps(gnio, run_gpu, common + " --ipfix " + sink.url() +
                                          " --flow-active-timeout 1 --flow-idle-timeout 1");
   sink.stop();
   std::printf("\n");
-  bench::print_header({"gnio run packet-processing (emulated device)", "Mpps", "ratio to without export"}, "lrr");
+  bench::print_header({"gnio run packet-processing (" + device + ")", "Mpps", "ratio to without export"}, "lrr");
   bench::print_row({"without --ipfix (baseline)", bench::fmt("%.3f", without), "1.00"});
   bench::print_row({"--ipfix udp, every flow exported every second", bench::fmt("%.3f", with),
                     bench::fmt("%.3f", bench::ratio(with, without))});
