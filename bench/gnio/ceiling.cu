@@ -61,10 +61,9 @@ Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem, uint32_t blo
   auto producer = gpu.alloc(128, ring_kind, 128);
   auto consumer = gpu.alloc(128, MemKind::CpuGpu, 128);
   auto claim = gpu.alloc(256, MemKind::Gpu, 128);
-  auto done = gpu.alloc(size_t{n} * sizeof(uint64_t), MemKind::Gpu, 128);
   auto index_slots = gpu.alloc(size_t{n / B + 1} * 8, MemKind::CpuGpu, 128);
   auto totals = gpu.alloc(sizeof(bench::TouchTotals), MemKind::GpuCpu);
-  if (frames.empty() || !pool || !templ || !data || !desc || !producer || !consumer || !claim || !done || !index_slots || !totals)
+  if (frames.empty() || !pool || !templ || !data || !desc || !producer || !consumer || !claim || !index_slots || !totals)
     return r;
   auto* pool_h = static_cast<uint8_t*>(pool->host_ptr());
   auto* templ_h = static_cast<dev::RxDesc*>(templ->host_ptr());
@@ -82,7 +81,6 @@ Row ceiling(Gpu& gpu, const Options& o, uint32_t size, RingMem mem, uint32_t blo
   ring.released = ring.claim + 8;
   ring.consumer_shadow = ring.claim + 16;
   ring.tell_lock = ring.claim + 24;
-  ring.done = static_cast<uint64_t*>(done->device_ptr());
   ring.desc_mask = n - 1;
   ring.stride_shift = static_cast<uint32_t>(std::countr_zero(buf));
   ring.release_step = std::max(1u, n / 8);  // as the engine sets it: one frame per stride here

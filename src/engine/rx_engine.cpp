@@ -98,10 +98,6 @@ Status RxEngine::allocate() {
   auto consumer = gpu.alloc(128, MemKind::CpuGpu, 128);
   if (!consumer) return consumer.status();
   consumer_ = std::move(*consumer);
-  // The receivers' marks of released bursts (dev::RxRing::done), zeroed.
-  auto done = gpu.alloc(static_cast<size_t>(w.ndesc) * sizeof(uint64_t), MemKind::Gpu, 128);
-  if (!done) return done.status();
-  done_ = std::move(*done);
 
   // A ring in device memory is filled through a pinned mirror of itself,
   // which its receivers copy from (dev::Rxq::stage_in()); frames copied
@@ -138,7 +134,6 @@ Status RxEngine::allocate() {
   dev_ring_.released = static_cast<uint64_t*>(claim_.device_ptr()) + 8;
   dev_ring_.consumer_shadow = static_cast<uint64_t*>(claim_.device_ptr()) + 16;
   dev_ring_.tell_lock = static_cast<uint64_t*>(claim_.device_ptr()) + 24;
-  dev_ring_.done = static_cast<uint64_t*>(done_.device_ptr());
   dev_ring_.desc_mask = w.ndesc - 1;
   dev_ring_.stride_shift = w.stride_shift;
   // An eighth of the frames the ring holds at the largest frame size, and

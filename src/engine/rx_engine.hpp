@@ -109,7 +109,7 @@ class RxEngine final {
   const uint32_t burst_;
   const std::optional<backend::RxMemory> frame_memory_;  // the backend's, if it has any
   const RxDelivery delivery_;
-  DeviceMemory data_, desc_, producer_, claim_, consumer_, done_, staging_;
+  DeviceMemory data_, desc_, producer_, claim_, consumer_, staging_;
   // Dma: the backend's frame memory registered with the GPU, kept mapped
   // while the transfers read it (InPlace: the ring's data_).
   DeviceMemory frame_map_;

@@ -69,14 +69,10 @@ struct RxRing {
   /// Next descriptor handed to a receiver (device); receivers claim bursts
   /// with a compare-exchange on it.
   uint64_t* claim = nullptr;
-  /// Device: descriptors released, in ring order: below it every burst is
-  /// released (moved by Rxq::advance_released(), read by Rxq::tell_engine()).
+  /// Device: descriptors released; receivers wait on it to release in order
+  /// (release and acquire between receivers, in Rxq::release_one() and
+  /// Rxq::tell_engine()).
   uint64_t* released = nullptr;
-  /// Device, one word per descriptor: done[first & desc_mask] == first +
-  /// count once the burst [first, first + count) is released
-  /// (Rxq::release_one()), so that a release does not wait for the bursts
-  /// before it.
-  uint64_t* done = nullptr;
   /// Device: the value last stored to `consumer`, so that Rxq::tell_engine()
   /// skips the system-scope store when the engine has heard of every release.
   /// Written only by the holder of `tell_lock`.

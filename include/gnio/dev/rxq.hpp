@@ -72,7 +72,7 @@ class RxBurst {
   /// @return Packets; 0 after a timeout or an error.
   GNIO_HD uint32_t count() const { return count_; }
   /// @brief The free-running index of the burst's first descriptor.
-  /// @return The index; the engine gets a queue's strides back in its order.
+  /// @return The index; bursts of one queue are released in its order.
   GNIO_HD uint64_t first() const { return first_; }
   /// @brief The outcome of the receive that made the burst.
   /// @return Success (also for a timeout, with count() == 0), or
@@ -96,7 +96,7 @@ class RxBurst {
 };
 
 /// @brief The device view of a started RX queue: receive bursts, release
-/// them.
+/// them in order.
 ///
 /// From gnio::GpuRxq::handle(); trivially copyable, pass it to a kernel by
 /// value. Valid while the GpuRxq is alive. On the host the queue goes:
@@ -104,7 +104,7 @@ class RxBurst {
 /// EthRxq::start(), GpuRxq::create(), the kernel launched; then the kernel
 /// stopped, GpuRxq::destroy(), EthRxq::stop(), EthRxq::destroy(). In the
 /// kernel each burst goes receive(), its packets read or modified, then
-/// release(), in any order. Host and device (the
+/// release(), in the order the bursts were received. Host and device (the
 /// emulated device runs the same code on CPU threads).
 class Rxq {
  public:
@@ -194,10 +194,9 @@ class Rxq {
 
   /// @brief Gives the burst's strides back to the NIC engine.
   ///
-  /// Bursts may be released in any order and a release never waits: the
-  /// engine gets the strides back in ring order, up to the first burst not
-  /// released yet. Every thread of the scope must call it after its last
-  /// access to the packets. The engine hears of releases
+  /// Bursts are released in the order they were received (a release waits
+  /// for the bursts before it); every thread of the scope must call it
+  /// after its last access to the packets. The engine hears of releases
   /// through RxRing::consumer (Rxq::tell_engine(): a release store that
   /// pairs with the acquire in RxEngine::reclaim(), src/engine/rx_engine.cpp)
   /// when they cross a multiple of RxRing::release_step, or when a receiver
@@ -394,49 +393,35 @@ class Rxq {
 #endif
   }
 
-  // A release never waits for the bursts before it: it marks its burst done
-  // (RxRing::done, device memory) and moves `released` over every run of
-  // done bursts that starts there; whichever receiver finishes last in a
-  // run moves it over the whole run, so the engine still gets strides back
-  // in ring order. The engine hears through `consumer` in host memory,
+  // Releases are in order: a receiver waits for `released` (device memory:
+  // a PCIe read per poll would be slow) to reach its burst and moves it on,
+  // at device scope. The engine hears through `consumer` in host memory,
   // and storing it is a system-scope release, whose fence waits for the
-  // block's writes to host memory to land: one per burst held a queue near
-  // 25 Mpps. So a move tells the engine only when it crosses a multiple of
-  // release_step (as a NIC's descriptors are refilled in batches), and a
-  // receiver with nothing to receive tells it the rest: the engine waits
-  // for room only while the kernel has a backlog, whose releases cross the
-  // next multiple, or has none, and then a receiver polls.
+  // block's writes to host memory to land: one in every burst's release
+  // chain held a queue near 25 Mpps. So the chain tells the engine only
+  // when it crosses a multiple of release_step (as a NIC's descriptors are
+  // refilled in batches), and a receiver with nothing to receive tells it
+  // the rest: the engine waits for room only while the kernel has a
+  // backlog, whose releases cross the next multiple, or has none, and then
+  // a receiver polls.
   GNIO_HD Status release_one(const RxBurst& b) const {
     if (b.count() == 0) return Status::Success;
-    const uint64_t end = b.first() + b.count();
-    DeviceRef<uint64_t> mark(ring_.done[b.first() & ring_.desc_mask]);
-    if (DeviceRef<uint64_t>(*ring_.released).load(cuda::std::memory_order_seq_cst) > b.first() ||
-        mark.load(cuda::std::memory_order_relaxed) == end)
-      return Status::BadState;  // released twice
-    // Sequentially consistent, with the loads in advance_released(): of two
-    // receivers that mark neighbouring bursts at once, at least one sees the
-    // other's mark, so no run is left unmoved. It also releases this
-    // receiver's reads of its packets to whoever moves `released` past them.
-    mark.store(end, cuda::std::memory_order_seq_cst);
-    advance_released();
-    return Status::Success;
-  }
-
-  // Moves `released` over the done bursts that follow it, one at a time; a
-  // mark not above the index it is read for belongs to an earlier lap.
-  GNIO_HD void advance_released() const {
-    const uint64_t step = ring_.release_step > 1 ? ring_.release_step : 1;
-    DeviceRef<uint64_t> released(*ring_.released);
-    for (;;) {
-      uint64_t r = released.load(cuda::std::memory_order_seq_cst);
-      // Pairs with the store of the mark in release_one(): that burst's
-      // reads happen before the move, and so before the engine hears of it.
-      const uint64_t m = DeviceRef<uint64_t>(ring_.done[r & ring_.desc_mask]).load(cuda::std::memory_order_seq_cst);
-      if (m <= r) return;
-      // Pairs with the loads of `released` here and in tell_engine().
-      if (released.compare_exchange_strong(r, m, cuda::std::memory_order_seq_cst) && r / step != m / step)
-        tell_engine();
+    for (uint32_t spins = 0;; ++spins) {
+      // Pairs with the release of `released` below by the receiver of the
+      // burst before: its reads of its packets happen before this release,
+      // and so before the engine hears of it.
+      uint64_t c = load_acquire_device(ring_.released);
+      if (c == b.first()) break;
+      if (c > b.first()) return Status::BadState;  // released twice
+      backoff(spins);
     }
+    const uint64_t end = b.first() + b.count();
+    // Pairs with the acquires of `released` above (the next burst's
+    // receiver) and in tell_engine().
+    store_release_device(ring_.released, end);
+    const uint64_t step = ring_.release_step > 1 ? ring_.release_step : 1;
+    if (b.first() / step != end / step) tell_engine();
+    return Status::Success;
   }
 
   // Stores `released` to `consumer` if the engine has not heard of it yet.
@@ -449,8 +434,8 @@ class Rxq {
     // Pairs with the release of `tell_lock` below by its previous holder: its
     // store to `consumer_shadow` is seen here.
     if (!compare_exchange(ring_.tell_lock, unlocked, uint64_t{1})) return;
-    // Pairs with the moves of `released` in advance_released(): every
-    // release up to `r` happens before the store to `consumer`.
+    // Pairs with the release of `released` in release_one(): every release
+    // up to `r` happens before the store to `consumer`.
     const uint64_t r = load_acquire_device(ring_.released);
     if (r != load_relaxed(ring_.consumer_shadow)) {
       // Pairs with the acquire of `consumer` in RxEngine::reclaim()
