@@ -39,27 +39,36 @@ using Queues = dev::RxQueueSet;
 static_assert(Queues::kMax >= kMaxQueues, "app_bench serves as many queues as gnio run");
 
 // The baseline: receive a burst at block scope, release it; each thread
-// counts the packets of the burst it would have handled.
+// counts the packets of the burst it would have handled. With rounds > 0
+// (the compute-heavy rows) each thread also runs compute_stage() on its
+// packets and adds their digests, so the sum is the host's whatever thread
+// or block handled a packet.
 struct ReceiveOnlyKernel {
   Queues q;
   uint32_t burst;
+  uint32_t rounds = 0;
+  uint64_t* digest = nullptr;  // GpuCpu memory, with rounds > 0
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     constexpr Scope S = Scope::Block;
     const dev::Rxq& rxq = q.for_this_block();
+    uint64_t sum = 0;
     while (dev::scope_all<S>(ctx.running())) {
       ctx.heartbeat();
       dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
       if (b.count() == 0) continue;
       uint64_t mine = 0, my_bytes = 0;
       for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
+        const dev::Packet p = b[i];
+        if (rounds > 0) sum += compute_stage(p.data(), p.size(), rounds);
         ++mine;
-        my_bytes += b[i].size();
+        my_bytes += p.size();
       }
       rxq.release<S>(b);
       ctx.count_packets(mine, my_bytes);
       ctx.count_burst<S>();
     }
+    if (sum) dev::fetch_add_relaxed(digest, sum);
   }
 };
 
@@ -98,38 +107,6 @@ struct ParseOnlyKernel {
       if (proto[k]) dev::fetch_add_relaxed(&counters[k], proto[k]);
     for (uint32_t k = 0; k < da::kReasonCount; ++k)
       if (reason[k]) dev::fetch_add_relaxed(&counters[da::kProtoCount + k], reason[k]);
-  }
-};
-
-// Receive-only plus compute_stage() on every packet, a thread per packet;
-// each thread adds its packets' digests, so the sum is the host's whatever
-// thread or block handled a packet.
-struct ComputeHeavyKernel {
-  Queues q;
-  uint32_t burst;
-  uint32_t rounds;
-  uint64_t* digest;  // GpuCpu memory
-
-  GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
-    constexpr Scope S = Scope::Block;
-    const dev::Rxq& rxq = q.for_this_block();
-    uint64_t sum = 0;
-    while (dev::scope_all<S>(ctx.running())) {
-      ctx.heartbeat();
-      dev::RxBurst b = rxq.receive<S>(burst, kPollNs);
-      if (b.count() == 0) continue;
-      uint64_t mine = 0, my_bytes = 0;
-      for (uint32_t i = dev::scope_rank<S>(); i < b.count(); i += dev::scope_size<S>()) {
-        const dev::Packet p = b[i];
-        sum += compute_stage(p.data(), p.size(), rounds);
-        ++mine;
-        my_bytes += p.size();
-      }
-      rxq.release<S>(b);
-      ctx.count_packets(mine, my_bytes);
-      ctx.count_burst<S>();
-    }
-    if (sum) dev::fetch_add_relaxed(digest, sum);
   }
 };
 
@@ -275,8 +252,8 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
                                              filter->handle()});
       case Variant::ComputeHeavy:
         return PersistentKernel::launch(gpu, launch_config(gpu, o, set.count, "app-bench-compute-heavy"),
-                                        ComputeHeavyKernel{set, o.burst, o.compute_rounds,
-                                                           static_cast<uint64_t*>(totals->device_ptr())});
+                                        ReceiveOnlyKernel{set, o.burst, o.compute_rounds,
+                                                          static_cast<uint64_t*>(totals->device_ptr())});
       case Variant::PacketProcessing:
       case Variant::Capture:
         break;
