@@ -167,7 +167,7 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
 
   // The application's state, allocated as gnio run packet-processing does.
   std::optional<GpuSemaphore> records;
-  std::optional<DeviceMemory> counters, flows, claim, consumed, totals;
+  std::optional<DeviceMemory> counters, flows, claim, consumed, totals, digest;
   app::PpArgs args;
   std::optional<FilterProgram> filter;
   // Capture: the --capture path of gnio run, to a file in the temporary folder.
@@ -185,7 +185,7 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
     filter = std::move(*f);
     if (!(totals = zeroed(gpu, sizeof(dev::ReceiveTotals), m.error))) return m;
   } else if (v == Variant::ComputeHeavy) {
-    if (!(totals = zeroed(gpu, sizeof(uint64_t), m.error))) return m;
+    if (!(digest = zeroed(gpu, sizeof(uint64_t), m.error))) return m;
   } else if (v == Variant::ParseOnly) {
     if (!(counters = zeroed(gpu, (uint32_t{da::kProtoCount} + uint32_t{da::kReasonCount}) * sizeof(uint64_t), m.error)))
       return m;
@@ -253,7 +253,7 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
       case Variant::ComputeHeavy:
         return PersistentKernel::launch(gpu, launch_config(gpu, o, set.count, "app-bench-compute-heavy"),
                                         ReceiveOnlyKernel{set, o.burst, o.compute_rounds,
-                                                          static_cast<uint64_t*>(totals->device_ptr())});
+                                                          static_cast<uint64_t*>(digest->device_ptr())});
       case Variant::PacketProcessing:
       case Variant::Capture:
         break;
@@ -325,9 +325,8 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
     m.counters.assign(c, c + counters->size() / sizeof(uint64_t));
     if (v == Variant::Capture) m.capture_dropped += m.counters[app::counter::kCapture + 2];
   }
-  if (totals && v == Variant::ComputeHeavy) {
-    m.digest = *static_cast<const uint64_t*>(totals->host_ptr());
-  } else if (totals) {
+  if (digest) m.digest = *static_cast<const uint64_t*>(digest->host_ptr());
+  if (totals) {
     const auto* rt = static_cast<const dev::ReceiveTotals*>(totals->host_ptr());
     m.matched = rt->packets;
     m.filtered = rt->filtered;
@@ -337,7 +336,7 @@ Measured run_device(Gpu& gpu, const Options& o, const Traffic& t, Variant v) {
   else if (capture_q && m.written + m.capture_dropped != m.packets)
     m.error = "the capture wrote " + std::to_string(m.written) + " and dropped " + std::to_string(m.capture_dropped) +
               " of " + std::to_string(m.packets) + " packets";
-  else if (totals && v != Variant::ComputeHeavy && m.matched + m.filtered != m.packets)
+  else if (totals && m.matched + m.filtered != m.packets)
     m.error = "the filter matched " + std::to_string(m.matched) + " and rejected " + std::to_string(m.filtered) +
               " of " + std::to_string(m.packets) + " packets";
   else if (first.packets == 0) m.error = "no packet finished within 10 s of the launch";

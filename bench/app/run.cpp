@@ -132,7 +132,8 @@ int run(Options o) {
     so.strides = std::max(o.strides, room);
     so.ring = std::max(o.ring, room);
     const Traffic t{traffics.front().name, traffics.front().frames, per_block * blocks};
-    ScalingRow row{blocks, expected_digest(*img, t.packets, o.compute_rounds), run_device(*gpu, so, t, Variant::ComputeHeavy)};
+    ScalingRow row{blocks, expected_digest(*img, t.packets, o.compute_rounds),
+                   run_device(*gpu, so, t, Variant::ComputeHeavy)};
     std::fprintf(stderr, "compute-heavy, %u block(s): %llu of %llu packets finished, %.2f s%s%s\n", blocks,
                  static_cast<unsigned long long>(row.m.packets), static_cast<unsigned long long>(t.packets),
                  row.m.seconds, row.m.error.empty() ? "" : ": ", row.m.error.c_str());

@@ -30,18 +30,19 @@ uint64_t sent(const std::vector<EthTxq>& qs) {
   return n;
 }
 
-// One persistent kernel block per queue of `spec`, all sending from one pool.
-// stage: the kernel copies each payload into its staging slot (TxBatch::stage).
-Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload, bool stage, const std::string& spec,
-       uint32_t queues) {
+// One persistent kernel block per TX queue of `spec`, all sending from one
+// pool. stage: the kernel copies each payload into its staging slot
+// (TxBatch::stage).
+Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload, bool stage, const std::string& spec) {
+  auto dev = EthDevice::open(spec);
+  const uint32_t queues = dev ? dev->caps().max_tx_queues : 1;
   Row r{"gnio TX to " + spec + ", payload in " + (payload == MemKind::Gpu ? "device memory" : "pinned host memory") +
             (stage ? ", staged by the kernel" : ""),
         size, queues};
   r.ok = false;
-  auto dev = EthDevice::open(spec);
   const uint32_t count = o.quick ? 1024 : 8192;
   auto pool = gpu.create_buf_arr(payload, count, buffer_size(size));
-  if (!dev || !pool) return r;
+  if (!dev || !pool || queues > bench::TxKernel::kMaxQueues) return r;
   const auto frames = make_frames(size, o.frames);
   std::vector<uint8_t> image(size_t{count} * pool->elem_size());
   for (uint32_t i = 0; i < count; ++i)
@@ -105,21 +106,16 @@ void tx_rows(Gpu& gpu, const Options& o, const Floors& f, std::vector<Row>& tabl
   if (!o.runs("tx")) return;
   // pcap-out: a file writer on one queue; null: a sink that is never the
   // bound, over 1, 2 and 4 queues (an engine thread each).
-  struct Target {
-    std::string spec;
-    uint32_t queues;
-  };
-  const std::vector<Target> targets = {{"pcap-out:/dev/null", 1}, {"null:queues=1", 1}, {"null:queues=2", 2},
-                                       {"null:queues=4", 4}};
+  const char* const targets[] = {"pcap-out:/dev/null", "null:queues=1", "null:queues=2", "null:queues=4"};
   struct Payload {
     MemKind kind;
     bool stage;
   };
   const Payload payloads[] = {{MemKind::Gpu, false}, {MemKind::Gpu, true}, {MemKind::CpuGpu, false}};
   for (uint32_t size : {64u, 1500u})
-    for (const Target& target : targets)
+    for (const char* target : targets)
       for (const Payload& p : payloads) {
-        Row t = tx(gpu, o, size, p.kind, p.stage, target.spec, target.queues);
+        Row t = tx(gpu, o, size, p.kind, p.stage, target);
         t.bound = bench::fmt("D2H floor %.0f Gbit/s", f.d2h_gbit());
         t.ratio = bench::ratio(t.gbps(), f.d2h_gbit());
         table.push_back(t);
