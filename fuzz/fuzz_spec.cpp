@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)spec->invalid("size", "fuzz", "none");
   }
   // Whole specs through the drivers that open nothing outside the process.
-  for (std::string_view prefix : {"synthetic:", "fault:inner=synthetic:count=3,"}) {
+  for (std::string_view prefix : {"synthetic:", "fault:inner=synthetic:count=3,", "null:"}) {
     auto be = open_backend(std::string(prefix) + std::string(text));
     if (!be) continue;
     std::array<RxFrame, 8> frames;
