@@ -9,6 +9,8 @@
 #include <memory>
 #include <string_view>
 
+#include "gnio/status.hpp"
+
 namespace gnio {
 
 /// @brief Where an allocation lives and who can touch it.
@@ -69,6 +71,23 @@ class DeviceMemory {
   /// @brief The kind of memory.
   /// @return The kind asked for; MemKind::Gpu when empty.
   MemKind kind() const noexcept;
+  /// @brief Copies bytes of the allocation into host memory, also while
+  ///        kernels run: for MemKind::Gpu, whose bytes the CPU cannot
+  ///        address, and for a snapshot of any kind.
+  ///
+  /// On a CUDA GPU the copy runs on a non-blocking stream of the library
+  /// (a persistent kernel's stream neither waits for it nor holds it up)
+  /// and the call waits for it; on the emulated device it is a memcpy.
+  /// Bytes a running kernel writes meanwhile may be seen old or new, each
+  /// aligned word whole: the reader of a snapshot checks what it needs.
+  /// @param offset First byte of the allocation to copy.
+  /// @param dst Host memory of at least `bytes` bytes (pinned memory copies
+  ///        faster; any is accepted).
+  /// @param bytes How many bytes; 0 copies nothing.
+  /// @return Ok; InvalidValue when [offset, offset + bytes) is outside the
+  ///         allocation or dst is nullptr; BadState when empty; Driver (or
+  ///         another mapped CUDA code) when the copy fails.
+  Status copy_to_host(size_t offset, void* dst, size_t bytes) const;
   /// @brief Whether this object holds an allocation.
   explicit operator bool() const noexcept { return static_cast<bool>(a_); }
 

@@ -81,6 +81,26 @@ Status GpuImpl::bind_thread() const {
 GpuImpl::~GpuImpl() {
 #if GNIO_HAVE_CUDA
   if (zero_stream_ && bind_thread()) cudaStreamDestroy(zero_stream_);
+  if (copy_stream_ && bind_thread()) cudaStreamDestroy(copy_stream_);
+#endif
+}
+
+Status GpuImpl::copy_to_host(const void* dev, void* dst, size_t bytes, const std::string& what) {
+  if (emulated) {
+    std::memcpy(dst, dev, bytes);
+    return Status::ok();
+  }
+#if GNIO_HAVE_CUDA
+  std::lock_guard lock(copy_mu_);
+  GNIO_TRY(bind_thread());
+  if (!copy_stream_)
+    GNIO_CUDA_TRY(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking),
+                  "creating the stream that copies to the host on " + bus_id);
+  GNIO_CUDA_TRY(cudaMemcpyAsync(dst, dev, bytes, cudaMemcpyDefault, copy_stream_), what);
+  GNIO_CUDA_TRY(cudaStreamSynchronize(copy_stream_), what);
+  return Status::ok();
+#else
+  return {Errc::NotSupported, Layer::Gpu, what + ": gnio was built without CUDA", Axis::Cuda};
 #endif
 }
 
@@ -235,6 +255,20 @@ void* DeviceMemory::device_ptr() const noexcept { return a_ ? a_->dev : nullptr;
 void* DeviceMemory::host_ptr() const noexcept { return a_ ? a_->host : nullptr; }
 size_t DeviceMemory::size() const noexcept { return a_ ? a_->size : 0; }
 MemKind DeviceMemory::kind() const noexcept { return a_ ? a_->kind : MemKind::Gpu; }
+
+Status DeviceMemory::copy_to_host(size_t offset, void* dst, size_t bytes) const {
+  if (!a_) return Status(Errc::BadState, Layer::Gpu, "copy_to_host on an empty DeviceMemory; allocate it first");
+  if (offset > a_->size || bytes > a_->size - offset)
+    return Status(Errc::InvalidValue, Layer::Gpu,
+                  "copy_to_host of bytes [" + std::to_string(offset) + ", " + std::to_string(offset + bytes) +
+                      ") of a " + std::to_string(a_->size) + "-byte allocation; stay inside it");
+  if (bytes == 0) return Status::ok();
+  if (!dst) return Status(Errc::InvalidValue, Layer::Gpu, "copy_to_host to a null destination; pass host memory");
+  return a_->owner->copy_to_host(static_cast<const uint8_t*>(a_->dev) + offset, dst, bytes,
+                                 "copying " + std::to_string(bytes) + " bytes of a " +
+                                     std::string(mem_kind_name(a_->kind)) + " allocation to the host on " +
+                                     a_->owner->bus_id);
+}
 
 dev::BufArr BufArr::handle() const noexcept {
   return {static_cast<uint8_t*>(mem_.device_ptr()), elem_size_, count_};

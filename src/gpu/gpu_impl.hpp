@@ -62,6 +62,8 @@ struct GpuImpl : std::enable_shared_from_this<GpuImpl> {
   bool resolve(uint64_t addr, uint32_t len, Region& out) const;
   // Makes this thread's CUDA calls target this device (no-op when emulated).
   Status bind_thread() const;
+  // Copies device bytes to the host and waits (DeviceMemory::copy_to_host).
+  Status copy_to_host(const void* dev, void* dst, size_t bytes, const std::string& what);
 
   // Keeps an object a running kernel may still use alive until the GPU's
   // kernels have all stopped (teardown out of order must not free memory
@@ -82,6 +84,10 @@ struct GpuImpl : std::enable_shared_from_this<GpuImpl> {
   // could read what the last owner of the memory left there.
   Status zero_device_memory(void* dev, size_t bytes, const std::string& what);
   cudaStream_t zero_stream_ = nullptr;  // guarded by mu_
+  // Copies to the host have a stream and a lock of their own: a snapshot of
+  // a large table must not hold mu_, which the TX engine takes per burst.
+  std::mutex copy_mu_;
+  cudaStream_t copy_stream_ = nullptr;  // guarded by copy_mu_
 #endif
 
   // Drops one registration of `host`; unmaps it after the last one.

@@ -3,6 +3,9 @@
 // misuse returns the right code with the offending value in the message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "gnio/eth.hpp"
 #include "gnio/gpu.hpp"
 #include "gnio/gpu_queue.hpp"
@@ -64,6 +67,31 @@ TEST(GpuContext, AllocationsValidateAndHonourTheirKind) {
   auto arr = gpu.create_buf_arr(MemKind::Gpu, 16, 100);
   EXPECT_EQ(arr.status().code(), Errc::InvalidValue);
   EXPECT_TRUE(contains(arr.status(), "100"));
+}
+
+TEST(GpuContext, CopyToHostCopiesTheRangeAskedForAndRefusesOthers) {
+  GNIO_OPEN_TEST_GPU(gpu);
+  // Device memory is zeroed when allocated: a copy overwrites the pattern.
+  auto dev = gpu.alloc(1 << 20, MemKind::Gpu);
+  ASSERT_TRUE(dev.has_value()) << dev.status().to_string();
+  std::vector<uint8_t> out(4096, 0xaa);
+  ASSERT_TRUE(dev->copy_to_host((1 << 20) - 4096, out.data(), out.size()));
+  EXPECT_EQ(std::count(out.begin(), out.end(), 0), 4096);
+  // Host-written bytes of pinned memory come back at their offsets.
+  auto pinned = gpu.alloc(8192, MemKind::CpuGpu);
+  ASSERT_TRUE(pinned.has_value());
+  auto* p = static_cast<uint8_t*>(pinned->host_ptr());
+  for (size_t i = 0; i < 8192; ++i) p[i] = static_cast<uint8_t>(i * 7 + 3);
+  std::vector<uint8_t> part(1000);
+  ASSERT_TRUE(pinned->copy_to_host(100, part.data(), part.size()));
+  for (size_t i = 0; i < part.size(); ++i) ASSERT_EQ(part[i], static_cast<uint8_t>((i + 100) * 7 + 3)) << i;
+  EXPECT_TRUE(pinned->copy_to_host(8192, nullptr, 0));
+  const Status past = pinned->copy_to_host(8000, part.data(), 193);
+  EXPECT_EQ(past.code(), Errc::InvalidValue);
+  EXPECT_TRUE(contains(past, "8193")) << past.to_string();
+  EXPECT_TRUE(contains(past, "8192-byte")) << past.to_string();
+  EXPECT_EQ(pinned->copy_to_host(0, nullptr, 1).code(), Errc::InvalidValue);
+  EXPECT_EQ(DeviceMemory().copy_to_host(0, part.data(), 1).code(), Errc::BadState);
 }
 
 TEST(EthQueue, SettersAreRefusedAfterStart) {

@@ -29,6 +29,7 @@
 #include "gnio/log.hpp"
 #include "gnio/metrics.hpp"
 #include "gnio/stop_signal.hpp"
+#include "export_thread.hpp"
 #include "gpu_shard.hpp"
 #include "run_export.hpp"
 #include "run_options.hpp"
@@ -311,28 +312,51 @@ int run_packet_processing(const RunOptions& o) {
       sh.reader.print_tls |= what == "tls" || what == "sni";
       pos = comma + 1;
     }
+  // While the run goes the export has a thread of its own (export_thread.hpp):
+  // this one hands it what it drains.
+  ExportThread export_thread;
+  bool exporting = false;
   auto drain_records = [&] {
     const size_t before = result.records.size();
     for (GpuShard& sh : shards) sh.reader.drain(result.records);
-    if (run_export) {
-      run_export->add_records(result.records.data() + before, result.records.size() - before);
-      for (GpuShard& sh : shards)
-        if (sh.evicted_host.items != nullptr)
-          sh.evictions.drain(sh.evicted_host, [&](const FlowEntry& e) { run_export->add_evicted(e); });
-    }
+    if (!run_export) return;
+    const Record* added = result.records.data() + before;
+    const size_t n = result.records.size() - before;
+    if (exporting)
+      export_thread.hand(added, n);
+    else
+      run_export->add_records(added, n);
+    for (GpuShard& sh : shards)
+      if (sh.evicted_host.items != nullptr)
+        sh.evictions.drain(sh.evicted_host, [&](const FlowEntry& e) {
+          if (exporting)
+            export_thread.hand_evicted(e);
+          else
+            run_export->add_evicted(e);
+        });
   };
-  auto all_flows = [&] {
+  // Every GPU's flow table now, one span each (copies in `buffers` where the
+  // host cannot address the table).
+  auto flow_tables = [&](std::vector<std::vector<FlowEntry>>& buffers) -> Result<std::vector<std::span<const FlowEntry>>> {
+    buffers.resize(shards.size());
+    std::vector<std::span<const FlowEntry>> t;
+    for (size_t i = 0; i < shards.size(); ++i) {
+      auto table = shards[i].flows_now(buffers[i]);
+      if (!table) return table.status();
+      t.push_back(*table);
+    }
+    return t;
+  };
+  std::vector<std::vector<FlowEntry>> flow_buffers;  // the polling thread's copies
+  auto all_flows = [&]() -> Result<std::vector<FlowEntry>> {
+    auto tables = flow_tables(flow_buffers);
+    if (!tables) return tables.status();
     std::vector<FlowEntry> f;
-    for (const GpuShard& sh : shards) {
-      auto part = app::sorted_flows(static_cast<const FlowEntry*>(sh.flows.host_ptr()), sh.flow_slots);
+    for (std::span<const FlowEntry> table : *tables) {
+      auto part = app::sorted_flows(table.data(), static_cast<uint32_t>(table.size()));
       f.insert(f.end(), part.begin(), part.end());
     }
     return shards.size() == 1 ? f : app::sorted_flows(f.data(), static_cast<uint32_t>(f.size()));
-  };
-  auto flow_tables = [&] {
-    std::vector<std::span<const FlowEntry>> t;
-    for (const GpuShard& sh : shards) t.emplace_back(static_cast<const FlowEntry*>(sh.flows.host_ptr()), sh.flow_slots);
-    return t;
   };
   app::FlowExport flow_export;
   if (!o.flows_out.empty()) {
@@ -341,8 +365,13 @@ int run_packet_processing(const RunOptions& o) {
     flow_export = std::move(*f);
   }
 
+  if (run_export) {
+    export_thread.start(*run_export, flow_tables, 1s);
+    exporting = true;
+  }
+
   // The one polling place: records, progress, flow snapshots, stop checks.
-  auto last_progress = start, last_flows = start, last_export_scan = start;
+  auto last_progress = start, last_flows = start;
   app::StopReason stop_reason = app::StopReason::EndOfInput;
   for (;;) {
     drain_records();
@@ -364,15 +393,10 @@ int run_packet_processing(const RunOptions& o) {
       break;
     }
     if (o.flows_interval_s > 0 && std::chrono::duration<double>(now - last_flows).count() >= o.flows_interval_s) {
-      flow_export.snapshot(all_flows(), elapsed);
+      auto flows = all_flows();
+      if (!flows) return fail("reading the flow tables for --flows-interval", flows.status());
+      flow_export.snapshot(*flows, elapsed);
       last_flows = now;
-    }
-    if (run_export) {
-      if (now - last_export_scan >= 1s) {
-        run_export->scan(flow_tables(), false);
-        last_export_scan = now;
-      }
-      run_export->poll();
     }
     if (tty && now - last_progress >= 250ms) {
       const KernelTotals t = totals();
@@ -428,6 +452,8 @@ int run_packet_processing(const RunOptions& o) {
       if (stopped) stopped = Status(s.code(), s.layer(), "on " + sh.gpu.bus_id() + ": " + s.message());
     }
   drain_records();
+  export_thread.stop();
+  exporting = false;
   // The threads of a block hand records over in the order they finish, not
   // the order the packets arrived: the report lists them in arrival order
   // (time stamp, then queue and index within the queue).
@@ -486,7 +512,9 @@ int run_packet_processing(const RunOptions& o) {
     result.info.input_error = input.message();
   }
   result.counters = summed_counters();
-  result.flows = all_flows();
+  auto flows = all_flows();
+  if (!flows) return fail("reading the flow tables at the end of the run", flows.status());
+  result.flows = std::move(*flows);
   if (run_export) {
     uint64_t evictions_lost = 0;
     for (const GpuShard& sh : shards) evictions_lost += sh.evictions.lost;

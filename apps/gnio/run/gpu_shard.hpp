@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,10 @@ struct GpuShard {
   // Launches the kernel; its blocks serve `queues` round robin.
   Status launch(const std::vector<EthRxq>& rxqs, const ShardConfig& c);
   const uint64_t* live_counters() const { return static_cast<const uint64_t*>(counters.host_ptr()); }
+  // The flow table now: the table itself where the host addresses it (the
+  // emulated device), else a copy in `buffer`; a running kernel's updates
+  // may be seen half-done (FlowEntry's tag says which slots to trust).
+  Result<std::span<const dev::app::FlowEntry>> flows_now(std::vector<dev::app::FlowEntry>& buffer) const;
   // Releases the handles in the order the layers need (records, TX, RX).
   Status release_handles();
 };
