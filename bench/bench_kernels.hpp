@@ -236,7 +236,11 @@ struct TxKernel {
   dev::BufArr pool;
   uint32_t len;
   uint32_t burst;
-  bool stage;  // copy each payload into its staging slot (TxBatch::stage) instead of sending it in place
+  // How a payload goes: sent in place, copied into its staging slot by one
+  // thread (TxBatch::stage), or by a group of TxBatch::staging_lanes(len)
+  // threads (TxBatch::stage_part).
+  enum class Fill : uint32_t { InPlace, StagedByThread, StagedByLanes };
+  Fill fill;
 
   GNIO_HD void operator()(const dev::KernelCtx& ctx) const {
     constexpr Scope S = Scope::Block;
@@ -255,10 +259,18 @@ struct TxKernel {
         ctx.count_error();
         break;
       }
-      for (uint32_t i = dev::scope_rank<S>(); i < t.count(); i += dev::scope_size<S>()) {
-        const void* payload = pool.elem(static_cast<uint32_t>((t.first() + i) % pool.count));
-        if (stage) t.stage(i, payload, len);
-        else t.set(i, payload, len);
+      if (fill == Fill::StagedByLanes) {
+        const uint32_t size = dev::scope_size<S>(), want = dev::TxBatch::staging_lanes(len);
+        const uint32_t lanes = want < size ? want : size, groups = size / lanes;
+        const uint32_t rank = dev::scope_rank<S>(), lane = rank % lanes;
+        for (uint32_t i = rank / lanes; rank < groups * lanes && i < t.count(); i += groups)
+          t.stage_part(i, pool.elem(static_cast<uint32_t>((t.first() + i) % pool.count)), len, lane, lanes);
+      } else {
+        for (uint32_t i = dev::scope_rank<S>(); i < t.count(); i += dev::scope_size<S>()) {
+          const void* payload = pool.elem(static_cast<uint32_t>((t.first() + i) % pool.count));
+          if (fill == Fill::StagedByThread) t.stage(i, payload, len);
+          else t.set(i, payload, len);
+        }
       }
       q.commit<S>(t);
       if (dev::thread_index() == 0) {

@@ -31,13 +31,15 @@ uint64_t sent(const std::vector<EthTxq>& qs) {
 }
 
 // One persistent kernel block per TX queue of `spec`, all sending from one
-// pool. stage: the kernel copies each payload into its staging slot
-// (TxBatch::stage).
-Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload, bool stage, const std::string& spec) {
+// pool, filling each descriptor as `fill` says.
+Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload, bench::TxKernel::Fill fill, const std::string& spec) {
+  using Fill = bench::TxKernel::Fill;
   auto dev = EthDevice::open(spec);
   const uint32_t queues = dev ? dev->caps().max_tx_queues : 1;
   Row r{"gnio TX to " + spec + ", payload in " + (payload == MemKind::Gpu ? "device memory" : "pinned host memory") +
-            (stage ? ", staged by the kernel" : ""),
+            (fill == Fill::StagedByThread ? ", staged by the kernel (a thread a payload)"
+             : fill == Fill::StagedByLanes ? ", staged by the kernel (lanes a payload)"
+                                           : ""),
         size, queues};
   r.ok = false;
   const uint32_t count = o.quick ? 1024 : 8192;
@@ -57,7 +59,7 @@ Row tx(Gpu& gpu, const Options& o, uint32_t size, MemKind payload, bool stage, c
   }
   std::vector<EthTxq> qs;
   std::vector<GpuTxq> hs;
-  bench::TxKernel kernel{{}, queues, pool->handle(), size, bench::kBurst, stage};
+  bench::TxKernel kernel{{}, queues, pool->handle(), size, bench::kBurst, fill};
   for (uint32_t i = 0; i < queues; ++i) {
     auto q = dev->create_txq(static_cast<uint16_t>(i));
     if (!q) {
@@ -107,15 +109,19 @@ void tx_rows(Gpu& gpu, const Options& o, const Floors& f, std::vector<Row>& tabl
   // pcap-out: a file writer on one queue; null: a sink that is never the
   // bound, over 1, 2 and 4 queues (an engine thread each).
   const char* const targets[] = {"pcap-out:/dev/null", "null:queues=1", "null:queues=2", "null:queues=4"};
+  using Fill = bench::TxKernel::Fill;
   struct Payload {
     MemKind kind;
-    bool stage;
+    Fill fill;
   };
-  const Payload payloads[] = {{MemKind::Gpu, false}, {MemKind::Gpu, true}, {MemKind::CpuGpu, false}};
+  const Payload payloads[] = {{MemKind::Gpu, Fill::InPlace},
+                              {MemKind::Gpu, Fill::StagedByThread},
+                              {MemKind::Gpu, Fill::StagedByLanes},
+                              {MemKind::CpuGpu, Fill::InPlace}};
   for (uint32_t size : {64u, 1500u})
     for (const char* target : targets)
       for (const Payload& p : payloads) {
-        Row t = tx(gpu, o, size, p.kind, p.stage, target);
+        Row t = tx(gpu, o, size, p.kind, p.fill, target);
         t.bound = bench::fmt("D2H floor %.0f Gbit/s", f.d2h_gbit());
         t.ratio = bench::ratio(t.gbps(), f.d2h_gbit());
         table.push_back(t);

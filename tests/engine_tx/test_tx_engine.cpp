@@ -267,6 +267,40 @@ TEST_F(DrivenTxEngine, PayloadsStagedByTheDeviceAreNotCopiedByTheEngine) {
   EXPECT_EQ(txq_.completion_errors(), 0u);
 }
 
+TEST_F(DrivenTxEngine, PayloadsStagedByGroupsOfLanesArriveWhole) {
+  uint8_t* mem = alloc(8192, MemKind::Gpu);
+  ASSERT_NE(mem, nullptr);
+  const std::vector<uint32_t> lens = {64, 1500, 17, 2048, 100, 1};  // aligned and not, whole words and not
+  const std::vector<uint32_t> offsets = {0, 128, 1701, 2048, 4099, 6000};
+  std::vector<Bytes> want;
+  for (size_t i = 0; i < lens.size(); ++i) {
+    want.push_back(pattern(static_cast<uint32_t>(i), lens[i]));
+    std::memcpy(mem + offsets[i], want.back().data(), lens[i]);
+  }
+  EXPECT_EQ(dev::TxBatch::staging_lanes(64), 2u);
+  EXPECT_EQ(dev::TxBatch::staging_lanes(1500), 32u);
+  EXPECT_EQ(dev::TxBatch::staging_lanes(1), 1u);
+  dev::TxBatch b = txq_.reserve<Scope::Thread>(static_cast<uint32_t>(lens.size() + 1));
+  ASSERT_EQ(b.status(), dev::Status::Success);
+  // The lanes of a group one after another, the last lane first: lane 0's
+  // descriptor and the others' words do not depend on their order.
+  for (uint32_t i = 0; i < lens.size(); ++i) {
+    const uint32_t lanes = i == 2 ? 3 : dev::TxBatch::staging_lanes(lens[i]);
+    for (uint32_t lane = lanes; lane-- > 0;)
+      EXPECT_EQ(b.stage_part(i, mem + offsets[i], lens[i], lane, lanes), dev::Status::Success) << i << " " << lane;
+  }
+  const uint32_t over = static_cast<uint32_t>(lens.size());
+  EXPECT_EQ(b.stage_part(over, mem, b.slot_size() + 1, 1, 2), dev::Status::InvalidValue);
+  EXPECT_EQ(b.stage_part(over, mem, b.slot_size() + 1, 0, 2), dev::Status::InvalidValue);
+  EXPECT_EQ(b.stage_part(over, mem, 64, 2, 2), dev::Status::InvalidValue);  // no such lane
+  txq_.commit<Scope::Thread>(b);
+  txq_.push();
+  EXPECT_EQ(q_.engine->poll(), lens.size() + 1);
+  EXPECT_EQ(q_.engine->copy_stats().copies, 0u);
+  EXPECT_EQ(received(), want);  // the refused one is not sent
+  EXPECT_EQ(dropped(TxDropReason::TooLong), 1u);
+}
+
 TEST_F(DrivenTxEngine, AFullArenaSplitsTheBurstNeverAPacket) {
   // Full-size packets with 4000-byte holes between them: one copy each way
   // would be cheaper in bytes, the plan merges them and runs out of arena.

@@ -102,6 +102,54 @@ class TxBatch {
     return set_staged(i, len, send_time_ns);
   }
 
+  /// @brief One lane's share of stage(), for `lanes` threads staging one
+  /// payload together: a thread copies a big payload with too few loads in
+  /// flight to keep the bus busy. Lane `lane` copies the 16-byte words
+  /// lane, lane + lanes, ... (bytes, when `src` is not 16-byte aligned)
+  /// and lane 0 also fills the descriptor. Every lane must belong to the
+  /// scope that then commits the batch: the commit's barrier orders the
+  /// lanes' copies before its fence.
+  /// @param i descriptor of the batch, < count()
+  /// @param src The bytes to copy, readable by the calling thread.
+  /// @param len Bytes to send, 1..min(slot_size(), max_len()).
+  /// @param lane This thread's place in the group, < lanes.
+  /// @param lanes The threads staging this payload (staging_lanes(len) is
+  ///        a good number), at least 1.
+  /// @param send_time_ns != 0: the engine holds it until then (CLOCK_REALTIME ns)
+  /// @return Success; InvalidValue, copying nothing, when len is 0 or over
+  /// slot_size() or max_len() (lane 0 refuses the descriptor as in set()),
+  /// or when lane >= lanes (that thread copies nothing)
+  GNIO_HD Status stage_part(uint32_t i, const void* src, uint32_t len, uint32_t lane, uint32_t lanes,
+                            uint64_t send_time_ns = 0) const {
+    if (lane >= lanes) return Status::InvalidValue;
+    if (!fits_slot(len)) return lane == 0 ? refuse(i, len) : Status::InvalidValue;
+    struct alignas(16) Chunk {
+      uint64_t lo, hi;
+    };
+    uint8_t* dst = staging(i);
+    const auto* from = static_cast<const uint8_t*>(src);
+    uint32_t j = 0;
+    if ((reinterpret_cast<uint64_t>(from) & 15u) == 0) {
+      const uint32_t words = len / 16;
+      for (uint32_t w = lane; w < words; w += lanes)
+        *reinterpret_cast<Chunk*>(dst + w * 16) = *reinterpret_cast<const Chunk*>(from + w * 16);
+      j = words * 16;
+    }
+    for (j += lane; j < len; j += lanes) dst[j] = from[j];
+    return lane == 0 ? set_staged(i, len, send_time_ns) : Status::Success;
+  }
+
+  /// @brief How many lanes stage_part() wants for a payload of `len`
+  /// bytes: a power of two, at most 32, giving each lane about two 16-byte
+  /// words.
+  /// @param len The payload's bytes.
+  /// @return 1..32.
+  GNIO_HD static uint32_t staging_lanes(uint32_t len) {
+    uint32_t lanes = 1;
+    while (lanes < 32 && lanes * 32 < len) lanes *= 2;
+    return lanes;
+  }
+
   /// @brief Sends the first `len` bytes written into staging(i).
   /// @param i descriptor of the batch, < count()
   /// @param len Bytes to send, 1..min(slot_size(), max_len()).
