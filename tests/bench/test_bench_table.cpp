@@ -101,7 +101,8 @@ TEST(BenchTable, EveryRowMeasuredWithItsRatio) {
     for (const char* a : {"anti-pattern: copy + launch per packet", "anti-pattern: host copy + launch per burst of 32",
                           "anti-pattern: host copy + launch per burst of 256"})
       expected.push_back({std::string(a) + "|" + size + "|1", true});
-    for (const char* t : {"device memory", "device memory, staged by the kernel", "pinned host memory"}) {
+    for (const char* t : {"device memory", "device memory, staged by the kernel (a thread a payload)",
+                          "device memory, staged by the kernel (lanes a payload)", "pinned host memory"}) {
       expected.push_back({std::string("gnio TX to pcap-out:/dev/null, payload in ") + t + "|" + size + "|1", true});
       for (const char* q : {"1", "2", "4"})
         expected.push_back(
