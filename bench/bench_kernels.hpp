@@ -263,8 +263,9 @@ struct TxKernel {
         const uint32_t size = dev::scope_size<S>(), want = dev::TxBatch::staging_lanes(len);
         const uint32_t lanes = want < size ? want : size, groups = size / lanes;
         const uint32_t rank = dev::scope_rank<S>(), lane = rank % lanes;
-        for (uint32_t i = rank / lanes; rank < groups * lanes && i < t.count(); i += groups)
-          t.stage_part(i, pool.elem(static_cast<uint32_t>((t.first() + i) % pool.count)), len, lane, lanes);
+        if (rank < groups * lanes)  // a block size that is no multiple of `lanes` leaves the last threads out
+          for (uint32_t i = rank / lanes; i < t.count(); i += groups)
+            t.stage_part(i, pool.elem(static_cast<uint32_t>((t.first() + i) % pool.count)), len, lane, lanes);
       } else {
         for (uint32_t i = dev::scope_rank<S>(); i < t.count(); i += dev::scope_size<S>()) {
           const void* payload = pool.elem(static_cast<uint32_t>((t.first() + i) % pool.count));

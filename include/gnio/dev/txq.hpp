@@ -123,19 +123,7 @@ class TxBatch {
                             uint64_t send_time_ns = 0) const {
     if (lane >= lanes) return Status::InvalidValue;
     if (!fits_slot(len)) return lane == 0 ? refuse(i, len) : Status::InvalidValue;
-    struct alignas(16) Chunk {
-      uint64_t lo, hi;
-    };
-    uint8_t* dst = staging(i);
-    const auto* from = static_cast<const uint8_t*>(src);
-    uint32_t j = 0;
-    if ((reinterpret_cast<uint64_t>(from) & 15u) == 0) {
-      const uint32_t words = len / 16;
-      for (uint32_t w = lane; w < words; w += lanes)
-        *reinterpret_cast<Chunk*>(dst + w * 16) = *reinterpret_cast<const Chunk*>(from + w * 16);
-      j = words * 16;
-    }
-    for (j += lane; j < len; j += lanes) dst[j] = from[j];
+    copy_to_slot(i, src, len, lane, lanes);
     return lane == 0 ? set_staged(i, len, send_time_ns) : Status::Success;
   }
 
@@ -198,16 +186,23 @@ class TxBatch {
  private:
   GNIO_HD TxDesc* desc(uint32_t i) const { return &ring_.desc[(first_ + i) & ring_.desc_mask]; }
   GNIO_HD bool fits_slot(uint32_t len) const { return len != 0 && len <= ring_.slot_size && len <= ring_.max_len; }
-  GNIO_HD void copy_to_slot(uint32_t i, const void* src, uint32_t len) const {
+  // Lane `lane` of `lanes` copies its share: the 16-byte words lane, lane +
+  // lanes, ... when `src` is aligned (slots are 64-byte aligned), then the
+  // bytes left likewise.
+  GNIO_HD void copy_to_slot(uint32_t i, const void* src, uint32_t len, uint32_t lane = 0, uint32_t lanes = 1) const {
     struct alignas(16) Chunk {
       uint64_t lo, hi;
     };
     uint8_t* dst = staging(i);
     const auto* from = static_cast<const uint8_t*>(src);
     uint32_t j = 0;
-    if ((reinterpret_cast<uint64_t>(from) & 15u) == 0)  // slots are 64-byte aligned
-      for (; j + 16 <= len; j += 16) *reinterpret_cast<Chunk*>(dst + j) = *reinterpret_cast<const Chunk*>(from + j);
-    for (; j < len; ++j) dst[j] = from[j];
+    if ((reinterpret_cast<uint64_t>(from) & 15u) == 0) {
+      const uint32_t words = len / 16;
+      for (uint32_t w = lane; w < words; w += lanes)
+        *reinterpret_cast<Chunk*>(dst + w * 16) = *reinterpret_cast<const Chunk*>(from + w * 16);
+      j = words * 16;
+    }
+    for (j += lane; j < len; j += lanes) dst[j] = from[j];
   }
   // Marks descriptor i refused: the engine completes it as dropped, unsent.
   GNIO_HD Status refuse(uint32_t i, uint32_t len) const {
